@@ -1,0 +1,53 @@
+"""Domino games as PettingZoo environments, with a batched engine for fast self-play.
+
+import domino_env
+env = domino_env.make("draw", num_players=4, partnerships=True)
+batch = domino_env.make_batched("draw", batch_size=1024)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pettingzoo
+
+from domino_env.batched import BatchedEnv
+from domino_env.env import DominoEnv, IllegalActionError, wrap
+from domino_env.variants import GAMES, make_game
+
+__all__ = [
+    "VARIANTS",
+    "BatchedEnv",
+    "DominoEnv",
+    "IllegalActionError",
+    "make",
+    "make_batched",
+    "make_game",
+    "raw_env",
+]
+__version__ = "0.1.0"
+
+VARIANTS = tuple(GAMES)
+ENV_OPTIONS = ("render_mode", "illegal_action")
+
+
+def raw_env(variant: str, **options: Any) -> DominoEnv:
+    """The unwrapped AEC environment of ``variant``; rule options as keywords."""
+    env_kwargs = {key: options.pop(key) for key in ENV_OPTIONS if key in options}
+    return DominoEnv(make_game(variant, **options), **env_kwargs)
+
+
+def make(variant: str, **options: Any) -> pettingzoo.AECEnv:
+    """A PettingZoo AEC environment of ``variant`` (``draw``, ``block``, ...), wrapped as
+    PettingZoo's classic environments are. Options: every rule option of the variant, plus
+    ``render_mode`` (``"ansi"``) and ``illegal_action`` (``"raise"`` or ``"penalty"``)."""
+    return wrap(raw_env(variant, **options))
+
+
+def make_batched(variant: str, batch_size: int, **options: Any) -> BatchedEnv:
+    """``batch_size`` games of ``variant`` stepped together (see :class:`BatchedEnv`)."""
+    return BatchedEnv(make_game(variant, **options), batch_size)
+
+
+for _variant in VARIANTS:
+    pettingzoo.register("aec", f"dominoes/{_variant}-v0", entry_point=f"domino_env.{_variant}_v0:env")

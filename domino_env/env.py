@@ -1,0 +1,199 @@
+"""The PettingZoo AEC environment shared by every variant: a batch of one game.
+
+The environment owns no rule. It keeps PettingZoo's bookkeeping (agents, rewards, terminations,
+infos) and asks the variant's :class:`~domino_env.game.Game` for everything else, so the
+observations and masks it hands out are exactly those of the batched engine.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from domino_env.game import Game
+
+ILLEGAL_ACTION_MODES = ("raise", "penalty")
+ILLEGAL_PENALTY = -1.0
+
+
+class IllegalActionError(ValueError):
+    """An agent chose an action its mask does not allow; the game is left untouched."""
+
+
+class DominoEnv(AECEnv):
+    """A domino game as a PettingZoo AEC environment.
+
+    Agents are ``player_0 .. player_{P-1}`` in seat order. Each observation is a dict with
+    ``"observation"`` (float32, relative to the observer; ``observation_layout`` names its
+    slices) and ``"action_mask"`` (int8, all zeros for agents not to act). When a hand ends,
+    every agent's info holds ``"hand_points"`` and ``"match_points"``.
+
+    ``illegal_action="raise"`` (default) refuses an illegal action with
+    :class:`IllegalActionError` and changes nothing; ``"penalty"`` ends the episode with reward
+    -1 for the offender and 0 for the others, as PettingZoo's classic environments do.
+    """
+
+    metadata = {"render_modes": ["ansi"], "name": "dominoes", "is_parallelizable": False}
+
+    def __init__(self, game: Game, render_mode: str | None = None, illegal_action: str = "raise") -> None:
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}"
+            )
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(
+                f"option illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}"
+            )
+        self.game = game
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.metadata = {**self.metadata, "name": f"dominoes/{game.name}-v0"}
+        self.possible_agents = [f"player_{seat}" for seat in range(game.num_players)]
+        self.agent_seat = {agent: seat for seat, agent in enumerate(self.possible_agents)}
+        observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, np.inf, (game.observation_size,), np.float32),
+                "action_mask": spaces.Box(0, 1, (game.num_actions,), np.int8),
+            }
+        )
+        action_space = spaces.Discrete(game.num_actions)
+        self.observation_spaces = {agent: observation_space for agent in self.possible_agents}
+        self.action_spaces = {agent: action_space for agent in self.possible_agents}
+        self._state = game.new_state(1)
+        self._mask = np.zeros(game.num_actions, np.int8)
+        self._seeded = False
+        self.agents: list[str] = []
+
+    # ------------------------------------------------------------------ PettingZoo API
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start an episode. ``options={"deal": {...}}`` plays a given first deal."""
+        options = dict(options or {})
+        deal = options.pop("deal", None)
+        if options:
+            raise ValueError(f"unknown reset option(s) {sorted(options)}; the only one is 'deal'")
+        prepared = self.game.prepare_deal(deal) if deal is not None else None
+        if seed is not None:
+            self.game.seed(self._state, 0, seed)
+            self._seeded = True
+        elif not self._seeded:
+            self.game.seed(self._state, 0, int(np.random.SeedSequence().entropy % (1 << 63)))
+            self._seeded = True
+        if prepared is None:
+            self.game.start(self._state, 0)
+        else:
+            self.game.rules.start_game_from_deal(self._state, self.game.config, 0, *prepared)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {agent: {} for agent in self.agents}
+        self._after_move()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self.agent_seat[agent]
+        observation = np.empty(self.game.observation_size, np.float32)
+        self.game.observe(self._state, 0, seat, observation)
+        acting = agent == self.agent_selection and not self.terminations[agent]
+        mask = self._mask.copy() if acting else np.zeros_like(self._mask)
+        return {"observation": observation, "action_mask": mask}
+
+    def step(self, action: int) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        action = int(action)
+        if not (0 <= action < self.game.num_actions and self._mask[action]):
+            if self.illegal_action == "raise":
+                raise IllegalActionError(self._illegal_message(agent, action))
+            self._end_for_illegal(agent)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        status = self.game.step(self._state, 0, action)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self.infos = {a: {} for a in self.agents}
+        if status != self.game.rules.PLAYING:
+            self._pay_hand()
+        if status == self.game.rules.GAME_OVER:
+            self.terminations = dict.fromkeys(self.agents, True)
+        self._after_move()
+        self._accumulate_rewards()
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() was called without a render_mode; use render_mode='ansi'")
+            return None
+        return self.game.render(self._state, 0, self.possible_agents)
+
+    def close(self) -> None:
+        pass
+
+    # ------------------------------------------------------------------ names and layout
+    def action_name(self, action: int) -> str:
+        """Readable name of an action index: ``"play 3-5 on left"``, ``"draw"``, ``"pass"``."""
+        return self.game.action_name(action)
+
+    def action_from_name(self, name: str) -> int:
+        """The action index a name from :meth:`action_name` stands for."""
+        return self.game.action_from_name(name)
+
+    @property
+    def observation_layout(self) -> dict[str, slice]:
+        """Feature name -> slice of the observation vector (``observation_doc`` explains each)."""
+        return self.game.observation_layout
+
+    @property
+    def observation_doc(self) -> dict[str, str]:
+        return self.game.observation_doc
+
+    @property
+    def state_array(self) -> np.ndarray:
+        """The engine's record of this game (a batch of one), for search agents and tests."""
+        return self._state
+
+    # ------------------------------------------------------------------ internals
+    def _after_move(self) -> None:
+        self.agent_selection = self.possible_agents[self.game.current_seat(self._state, 0)]
+        self.game.legal_mask(self._state, 0, self._mask)
+
+    def _pay_hand(self) -> None:
+        rewards = self.game.rewards(self._state, 0)
+        hand_points = self.game.hand_points(self._state, 0)
+        match_points = self.game.match_points(self._state, 0)
+        for agent in self.agents:
+            seat = self.agent_seat[agent]
+            self.rewards[agent] = float(rewards[seat])
+            self.infos[agent] = {"hand_points": hand_points[seat], "match_points": list(match_points)}
+
+    def _illegal_message(self, agent: str, action: int) -> str:
+        legal = [self.game.action_name(a) for a in np.flatnonzero(self._mask)]
+        what = self.game.action_name(action) if 0 <= action < self.game.num_actions else "out of range"
+        return f"{agent} chose illegal action {action} ({what}); legal actions: {legal}"
+
+    def _end_for_illegal(self, agent: str) -> None:
+        self.rewards = {a: (ILLEGAL_PENALTY if a == agent else 0.0) for a in self.agents}
+        self.terminations = dict.fromkeys(self.agents, True)
+        self.infos = {a: {"illegal_action": a == agent} for a in self.agents}
+        self._state[0]["game_over"] = 1
+        self._mask[:] = 0
+        self._cumulative_rewards[agent] = 0.0
+        self._accumulate_rewards()
+
+
+def wrap(raw: DominoEnv) -> AECEnv:
+    """PettingZoo's order-enforcing wrapper, as the classic environments use it. (Bounds and
+    legality are checked by the environment itself, with an error that names the legal moves.)"""
+    return wrappers.OrderEnforcingWrapper(raw)

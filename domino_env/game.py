@@ -1,0 +1,121 @@
+"""What every variant offers to the environments: one object that drives its compiled rules.
+
+A variant is a ``Game`` subclass that turns the user's options into the integer configuration
+its rules module reads, checks deals, names actions and draws the table. Everything that moves
+the game forward is the rules module's: the AEC environment (a batch of one), the batched engine
+and the agents call it through the methods below, so there is exactly one implementation of
+each rule.
+
+A rules module provides ``STATE_DTYPE`` and the compiled functions ``start_game``,
+``start_game_from_deal``, ``step``, ``legal_mask``, ``observe``, ``batch_reset`` and
+``batch_step`` with the signatures of :mod:`domino_env.games.draw_rules`.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from domino_env.rng import game_seed
+
+
+class Game:
+    """One variant under one set of options (see the subclasses for the options)."""
+
+    name: str
+    title: str
+    rules: ModuleType
+    config: NamedTuple
+    num_players: int
+    num_actions: int
+    observation_size: int
+    observation_layout: dict[str, slice]
+    observation_doc: dict[str, str]
+
+    def __init__(self) -> None:
+        self._action_names = [self._name_action(a) for a in range(self.num_actions)]
+        self._action_by_name = {name: a for a, name in enumerate(self._action_names)}
+
+    # ------------------------------------------------------------------ state and stepping
+    def new_state(self, batch_size: int) -> np.ndarray:
+        """A zeroed batch of ``batch_size`` games (start each with ``start`` before use)."""
+        return np.zeros(batch_size, dtype=self.rules.STATE_DTYPE)
+
+    def seed(self, state: np.ndarray, game: int, seed: int, stream: int | None = None) -> None:
+        """Seed game ``game``'s own generator; ``stream`` (default ``game``) picks the stream."""
+        state[game]["rng"] = game_seed(seed, game if stream is None else stream)
+
+    def start(self, state: np.ndarray, game: int) -> None:
+        """Deal a new episode from the game's generator."""
+        self.rules.start_game(state, self.config, game)
+
+    def start_from_deal(self, state: np.ndarray, game: int, deal: dict[str, Any]) -> None:
+        """Start a new episode from a user's deal; a bad deal is refused before any change."""
+        prepared = self.prepare_deal(deal)
+        self.rules.start_game_from_deal(state, self.config, game, *prepared)
+
+    def step(self, state: np.ndarray, game: int, action: int) -> int:
+        """Apply a legal action; returns the rules module's PLAYING, HAND_OVER or GAME_OVER."""
+        return int(self.rules.step(state, self.config, game, action))
+
+    def legal_mask(self, state: np.ndarray, game: int, out: np.ndarray) -> int:
+        return int(self.rules.legal_mask(state, self.config, game, out))
+
+    def observe(self, state: np.ndarray, game: int, seat: int, out: np.ndarray) -> None:
+        self.rules.observe(state, self.config, game, seat, out)
+
+    def current_seat(self, state: np.ndarray, game: int) -> int:
+        return int(state[game]["current"])
+
+    def is_over(self, state: np.ndarray, game: int) -> bool:
+        return bool(state[game]["game_over"])
+
+    def rewards(self, state: np.ndarray, game: int) -> np.ndarray:
+        """Each seat's reward from the last step (zero unless a hand ended)."""
+        return state[game]["rewards"][: self.num_players].astype(np.float64)
+
+    def hand_points(self, state: np.ndarray, game: int) -> list[int]:
+        return [int(x) for x in state[game]["hand_points"][: self.num_players]]
+
+    def match_points(self, state: np.ndarray, game: int) -> list[int]:
+        return [int(x) for x in state[game]["match_points"][: self.num_players]]
+
+    # ------------------------------------------------------------------ actions
+    def action_name(self, action: int) -> str:
+        """Human-readable name of an action index, e.g. ``"play 3-5 on left"``."""
+        if not 0 <= action < self.num_actions:
+            raise ValueError(f"action {action} is outside 0..{self.num_actions - 1}")
+        return self._action_names[action]
+
+    def action_from_name(self, name: str) -> int:
+        """Inverse of :meth:`action_name`."""
+        try:
+            return self._action_by_name[name]
+        except KeyError:
+            raise ValueError(
+                f"{name!r} names no action of {self.name}; names look like "
+                f"{self._action_names[0]!r}, 'draw' or 'pass'"
+            ) from None
+
+    # ------------------------------------------------------------------ per variant
+    def prepare_deal(self, deal: dict[str, Any]) -> tuple:
+        """Check a user's deal and return the extra arguments of ``start_game_from_deal``."""
+        raise NotImplementedError
+
+    def _name_action(self, action: int) -> str:
+        raise NotImplementedError
+
+    def render(self, state: np.ndarray, game: int, agent_names: list[str]) -> str:
+        raise NotImplementedError
+
+
+def layout_from_sizes(blocks: tuple[tuple[str, str], ...], sizes: tuple[int, ...]) -> dict[str, slice]:
+    """Named slices of the observation vector from the rules module's block sizes."""
+    layout: dict[str, slice] = {}
+    start = 0
+    for (name, _), size in zip(blocks, sizes, strict=True):
+        layout[name] = slice(start, start + int(size))
+        start += int(size)
+    return layout

@@ -1,0 +1,243 @@
+"""Draw Dominoes and Block Dominoes: options, deals, action names and the text table.
+
+The rules themselves are in :mod:`domino_env.games.draw_rules`; this module only translates
+between users and that engine.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from domino_env import options as opt
+from domino_env.game import Game, layout_from_sizes
+from domino_env.games import draw_rules as rules
+from domino_env.tiles import SET_SIZES, num_tiles, parse_tile, tile_name, total_pips
+
+# Most players each set can seat, and the default hand size (RULES.md section 1).
+MAX_PLAYERS_FOR_SET = {6: 5, 9: 9, 12: 10}
+DOUBLE_SIX_HANDS = {2: 7, 3: 7, 4: 6, 5: 5}
+
+
+def default_set_size(num_players: int) -> int:
+    return 6 if num_players <= 5 else 9 if num_players <= 9 else 12
+
+
+def default_hand_size(num_players: int, set_size: int) -> int:
+    if set_size == 6:
+        return DOUBLE_SIX_HANDS.get(num_players, 5)
+    if set_size == 9:
+        return 7 if num_players <= 6 else 5
+    return 7
+
+
+class DrawGame(Game):
+    """Draw Dominoes (RULES.md section 1).
+
+    Options: ``num_players`` (2-10, default 2), ``set_size`` (6, 9 or 12; default by player
+    count), ``hand_size`` (default from the rules' table), ``partnerships`` (4 players only),
+    ``voluntary_draw``, ``reserve``, ``lead`` (``"highest_double"``, ``"heaviest_tile"`` or
+    ``"any"``), ``leader`` (seat that leads the first hand under ``lead="any"``; later hands of a
+    match rotate), ``block_scoring`` (``"opponents"`` or ``"difference"``), ``match``,
+    ``target``, ``reward`` (``"win"`` or ``"points"``).
+    """
+
+    name = "draw"
+    title = "Draw Dominoes"
+    rules = rules
+    allow_draw = True
+    defaults: dict[str, Any] = {
+        "num_players": 2,
+        "set_size": None,
+        "hand_size": None,
+        "partnerships": False,
+        "voluntary_draw": False,
+        "reserve": 0,
+        "lead": "highest_double",
+        "leader": 0,
+        "block_scoring": "opponents",
+        "match": False,
+        "target": 100,
+        "reward": "win",
+    }
+
+    def __init__(self, **options: Any) -> None:
+        opt.refuse_unknown(self.name, options, self.defaults)
+        values = {**self.defaults, **options}
+        self.options = values
+        self.config = self._make_config(values)
+        cfg = self.config
+        self.num_players = cfg.num_players
+        self.num_actions = rules.num_actions(cfg)
+        self.observation_size = int(rules.observation_size(cfg))
+        self.observation_layout = layout_from_sizes(rules.OBSERVATION_BLOCKS, rules.layout_sizes(cfg))
+        self.observation_doc = dict(rules.OBSERVATION_BLOCKS)
+        super().__init__()
+
+    def _make_config(self, v: dict[str, Any]) -> rules.DrawConfig:
+        players = opt.integer("num_players", v["num_players"], 2, rules.MAX_PLAYERS)
+        set_size = v["set_size"] if v["set_size"] is not None else default_set_size(players)
+        if set_size not in SET_SIZES:
+            raise ValueError(f"option set_size must be one of {SET_SIZES}, got {set_size!r}")
+        if players > MAX_PLAYERS_FOR_SET[set_size]:
+            raise ValueError(
+                f"a double-{set_size} set seats at most {MAX_PLAYERS_FOR_SET[set_size]} players, "
+                f"got num_players={players}"
+            )
+        tiles = num_tiles(set_size)
+        hand_size = v["hand_size"] if v["hand_size"] is not None else default_hand_size(players, set_size)
+        hand_size = opt.integer("hand_size", hand_size, 1)
+        if players * hand_size > tiles:
+            raise ValueError(
+                f"{players} hands of {hand_size} tiles need {players * hand_size} tiles; "
+                f"the double-{set_size} set has {tiles}"
+            )
+        partnerships = opt.boolean("partnerships", v["partnerships"])
+        if partnerships and players != 4:
+            raise ValueError(f"partnerships need exactly 4 players, got num_players={players}")
+        voluntary = opt.boolean("voluntary_draw", v["voluntary_draw"])
+        reserve = opt.integer("reserve", v["reserve"], 0)
+        boneyard = tiles - players * hand_size
+        if reserve > boneyard:
+            raise ValueError(f"reserve={reserve} is larger than the boneyard ({boneyard} tiles)")
+        lead = opt.choice("lead", v["lead"], rules.LEAD_NAMES)
+        leader = opt.integer("leader", v["leader"], 0, players - 1)
+        return rules.DrawConfig(
+            num_players=players,
+            set_size=set_size,
+            num_tiles=tiles,
+            hand_size=hand_size,
+            partnerships=int(partnerships),
+            allow_draw=int(self.allow_draw),
+            voluntary_draw=int(voluntary),
+            reserve=reserve,
+            lead=lead,
+            first_leader=leader,
+            block_scoring=opt.choice("block_scoring", v["block_scoring"], rules.BLOCK_SCORING_NAMES),
+            match=int(opt.boolean("match", v["match"])),
+            target=opt.integer("target", v["target"], 1),
+            reward=opt.choice("reward", v["reward"], rules.REWARD_NAMES),
+            points_scale=total_pips(set_size),
+        )
+
+    # ------------------------------------------------------------------ deals
+    def prepare_deal(self, deal: dict[str, Any]) -> tuple[np.ndarray, int]:
+        """Check ``deal`` and return (tile order: hands in seat order then boneyard, leader)."""
+        cfg = self.config
+        if not isinstance(deal, dict):
+            raise TypeError(f"a deal must be a dict with 'hands' and 'boneyard', got {type(deal).__name__}")
+        known = {"hands", "boneyard", "leader"}
+        extra = set(deal) - known
+        if extra:
+            raise ValueError(
+                f"{self.name} deals have no {', '.join(sorted(map(repr, extra)))}; keys: {sorted(known)}"
+            )
+        if "hands" not in deal:
+            raise ValueError("the deal has no 'hands'")
+        hands = deal["hands"]
+        if not isinstance(hands, (list, tuple)) or len(hands) != cfg.num_players:
+            raise ValueError(f"the deal must have {cfg.num_players} hands, one per seat")
+        seen: dict[int, str] = {}
+        order: list[int] = []
+
+        def take(tile: object, where: str) -> int:
+            index = parse_tile(tile, cfg.set_size)
+            if index in seen:
+                raise ValueError(f"tile {tile_name(index)} is dealt twice ({seen[index]} and {where})")
+            seen[index] = where
+            order.append(index)
+            return index
+
+        for seat, hand in enumerate(hands):
+            if not isinstance(hand, (list, tuple)) or len(hand) != cfg.hand_size:
+                size = len(hand) if isinstance(hand, (list, tuple)) else hand
+                raise ValueError(f"hand {seat} must hold {cfg.hand_size} tiles, got {size}")
+            for tile in hand:
+                take(tile, f"hand {seat}")
+        boneyard = deal.get("boneyard")
+        if boneyard is None and self.allow_draw:
+            raise ValueError("the deal has no 'boneyard' (the undealt tiles, next drawn first)")
+        for tile in boneyard or []:
+            take(tile, "the boneyard")
+        missing = [tile_name(t) for t in range(cfg.num_tiles) if t not in seen]
+        if missing and (boneyard is not None or self.allow_draw):
+            raise ValueError(f"the deal is missing tile(s) {', '.join(missing)}")
+        order.extend(t for t in range(cfg.num_tiles) if t not in seen)  # Block: set aside
+        dealt = order[: cfg.num_players * cfg.hand_size]
+        leader = self._check_lead(dealt, deal.get("leader"))
+        return np.asarray(order, dtype=np.int8), leader
+
+    def _check_lead(self, dealt: list[int], leader: Any) -> int:
+        cfg = self.config
+        if leader is not None:
+            leader = opt.integer("deal['leader']", leader, 0, cfg.num_players - 1)
+        if cfg.lead == rules.LEAD_ANY:
+            return cfg.first_leader if leader is None else leader
+        state = self.new_state(1)
+        rules.lay_out(state, cfg, 0, np.asarray(dealt + [0] * (cfg.num_tiles - len(dealt)), np.int8))
+        if not rules.choose_lead(state, cfg, 0):
+            raise ValueError(
+                "nobody holds a double: under lead='highest_double' these hands are thrown in and "
+                "redealt, so they cannot start a game"
+            )
+        implied = int(state[0]["leader"])
+        if leader is not None and leader != implied:
+            raise ValueError(
+                f"deal['leader']={leader} disagrees with the lead rule "
+                f"{rules.LEAD_NAMES[cfg.lead]!r}, which makes seat {implied} lead"
+            )
+        return cfg.first_leader
+
+    # ------------------------------------------------------------------ actions and text
+    def _name_action(self, action: int) -> str:
+        cfg = self.config
+        if action == 2 * cfg.num_tiles:
+            return "draw"
+        if action == 2 * cfg.num_tiles + 1:
+            return "pass"
+        return f"play {tile_name(action // 2)} on {('left', 'right')[action % 2]}"
+
+    def render(self, state: np.ndarray, game: int, agent_names: list[str]) -> str:
+        cfg = self.config
+        s = state[game]
+        first = int(s["line_first"])
+        line = "".join(f"[{a}|{b}]" for a, b in s["line_faces"][first : first + int(s["tiles_on_table"])])
+        status = "over" if s["game_over"] else f"{agent_names[int(s['current'])]} to act"
+        lines = [
+            f"{self.title} · hand {int(s['hand_number']) + 1} · {status}",
+            f"line: {line or '(empty)'}",
+        ]
+        if self.allow_draw:
+            left = int(s["boneyard_size"] - s["boneyard_top"])
+            lines.append(f"boneyard: {left} tiles ({int(rules.drawable(state, cfg, game))} drawable)")
+        for seat in range(cfg.num_players):
+            hand = [tile_name(t) for t in range(cfg.num_tiles) if s["location"][t] == seat]
+            team = f" (team {seat % 2})" if cfg.partnerships else ""
+            lines.append(
+                f"{agent_names[seat]}{team}: {' '.join(hand) or '-'}  · points {int(s['match_points'][seat])}"
+            )
+        return "\n".join(lines)
+
+
+class BlockGame(DrawGame):
+    """Block Dominoes (RULES.md section 2): the draw engine with drawing switched off.
+
+    Options: ``num_players`` (2-4), ``hand_size`` (default 7; the undealt tiles are never used),
+    ``partnerships`` (default on with 4 players), ``lead`` (default ``"any"``), ``leader``,
+    ``block_scoring``, ``match``, ``target``, ``reward``; ``set_size`` as for draw.
+    """
+
+    name = "block"
+    title = "Block Dominoes"
+    allow_draw = False
+    defaults: dict[str, Any] = {
+        key: value for key, value in DrawGame.defaults.items() if key not in ("voluntary_draw", "reserve")
+    } | {"lead": "any", "hand_size": 7, "partnerships": None}
+
+    def _make_config(self, v: dict[str, Any]) -> rules.DrawConfig:
+        players = opt.integer("num_players", v["num_players"], 2, 4)
+        partnerships = players == 4 if v["partnerships"] is None else v["partnerships"]
+        return super()._make_config(
+            {**v, "num_players": players, "partnerships": partnerships, "voluntary_draw": False, "reserve": 0}
+        )

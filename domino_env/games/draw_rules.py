@@ -1,0 +1,544 @@
+"""The rules of Draw Dominoes and Block Dominoes (RULES.md sections 1, 2, 5 and 6).
+
+This module is the only place these rules live. The PettingZoo environment, the batched engine,
+the agents and the renderer all call the compiled functions below; none of them re-implements a
+rule. Block Dominoes is the same engine with drawing switched off (``allow_draw == 0``).
+
+A batch of games is one numpy record array (``STATE_DTYPE``), one record per game, sized for the
+largest configuration so that every configuration shares one compiled version of each function.
+The configuration is a ``DrawConfig`` of plain integers, passed alongside.
+
+Actions: ``tile * 2 + end`` plays ``tile`` against the left (0) or right (1) open end; the first
+tile of a hand is played on the left. Then ``DRAW = 2 * T`` and ``PASS = 2 * T + 1``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from domino_env.rng import shuffle
+from domino_env.tiles import MAX_PIPS, MAX_TILES, TILE_HIGH, TILE_LOW, TILE_VALUE
+
+MAX_PLAYERS = 10
+
+# Where a tile is (the ``location`` field); 0 .. P-1 means in that seat's hand.
+IN_BONEYARD = -1
+ON_TABLE = -2
+
+# Lead rules (the ``lead`` option).
+LEAD_HIGHEST_DOUBLE = 0
+LEAD_HEAVIEST_TILE = 1
+LEAD_ANY = 2
+LEAD_NAMES = ("highest_double", "heaviest_tile", "any")
+
+BLOCK_SCORING_NAMES = ("opponents", "difference")
+REWARD_NAMES = ("win", "points")
+
+# What ``step`` reports.
+PLAYING = 0
+HAND_OVER = 1  # a hand of a match ended and the next hand has been dealt
+GAME_OVER = 2  # the episode ended
+
+LEFT, RIGHT = 0, 1
+NO_END = -1
+
+STATE_DTYPE = np.dtype(
+    [
+        ("rng", np.uint64),
+        ("location", np.int8, (MAX_TILES,)),
+        ("boneyard", np.int8, (MAX_TILES,)),  # draw order; entries from boneyard_top on are left
+        ("boneyard_top", np.int16),
+        ("boneyard_size", np.int16),  # tiles put in the boneyard by the deal
+        ("hand_count", np.int16, (MAX_PLAYERS,)),
+        ("ends", np.int8, (2,)),  # open numbers at the left and right of the line
+        ("line_faces", np.int8, (2 * MAX_TILES + 1, 2)),  # the line, left to right, for rendering
+        ("line_first", np.int16),  # index into line_faces of the leftmost tile
+        ("tiles_on_table", np.int16),
+        ("current", np.int8),
+        ("leader", np.int8),
+        ("first_leader", np.int8),  # seat that leads hand 0 under lead="any"
+        ("lead_tile", np.int16),  # the tile that must be led, or -1 when any tile may lead
+        ("voids", np.uint8, (MAX_PLAYERS, MAX_PIPS + 1)),  # numbers a seat is known not to hold
+        ("match_points", np.int32, (MAX_PLAYERS,)),
+        ("hand_points", np.int32, (MAX_PLAYERS,)),  # points of the last finished hand
+        ("rewards", np.float32, (MAX_PLAYERS,)),  # rewards of the last step
+        ("hand_number", np.int16),
+        ("redeals", np.int16),  # throw-ins this hand because nobody held a double
+        ("game_over", np.uint8),
+    ]
+)
+
+
+class DrawConfig(NamedTuple):
+    """One configuration of the draw engine, as plain integers the compiled code can read."""
+
+    num_players: int
+    set_size: int
+    num_tiles: int
+    hand_size: int
+    partnerships: int
+    allow_draw: int
+    voluntary_draw: int
+    reserve: int
+    lead: int
+    first_leader: int
+    block_scoring: int
+    match: int
+    target: int
+    reward: int
+    points_scale: int  # total pips of the set: no hand scores more, so |points reward| <= 1
+
+
+def num_actions(cfg: DrawConfig) -> int:
+    """Size of the action space: a play per (tile, end), then draw and pass."""
+    return 2 * cfg.num_tiles + 2
+
+
+@njit(cache=True)
+def draw_action(cfg):
+    return 2 * cfg.num_tiles
+
+
+@njit(cache=True)
+def pass_action(cfg):
+    return 2 * cfg.num_tiles + 1
+
+
+# ----------------------------------------------------------------------------------------------
+# Observation layout: offsets computed in one place for the compiled code and for Python.
+
+
+@njit(cache=True)
+def layout_sizes(cfg):
+    """Sizes of the observation's blocks, in order (see ``OBSERVATION_BLOCKS``)."""
+    t = cfg.num_tiles
+    n = cfg.set_size + 1
+    p = cfg.num_players
+    return (t, t, n, n, p, 1, (p - 1) * n, p, p)
+
+
+OBSERVATION_BLOCKS = (
+    ("hand", "my tiles (one per tile index)"),
+    ("table", "tiles on the table"),
+    ("left_end", "one-hot number open at the left end (all zero before the lead)"),
+    ("right_end", "one-hot number open at the right end"),
+    ("hand_sizes", "tiles in each hand / T, relative seats (0 = me)"),
+    ("boneyard", "drawable boneyard tiles / T"),
+    ("voids", "for seats 1..P-1 relative to me: numbers that seat is known not to hold"),
+    ("to_act", "one-hot relative seat of the player to act"),
+    ("match_points", "cumulative points / target, relative seats"),
+)
+
+
+@njit(cache=True)
+def observation_size(cfg):
+    total = 0
+    for size in layout_sizes(cfg):
+        total += size
+    return total
+
+
+# ----------------------------------------------------------------------------------------------
+# Small helpers
+
+
+@njit(cache=True)
+def team_of(cfg, seat):
+    """Side of a seat: its partnership (seat % 2) or, without partnerships, the seat itself."""
+    return seat % 2 if cfg.partnerships else seat
+
+
+@njit(cache=True)
+def drawable(state, cfg, g):
+    """Tiles that may still be drawn: the boneyard less the reserve (none in Block)."""
+    if not cfg.allow_draw:
+        return 0
+    s = state[g]
+    left = s.boneyard_size - s.boneyard_top - cfg.reserve
+    return left if left > 0 else 0
+
+
+@njit(cache=True)
+def fits(tile, number):
+    return TILE_LOW[tile] == number or TILE_HIGH[tile] == number
+
+
+@njit(cache=True)
+def is_blocked(state, cfg, g):
+    """No player can play and no player can draw (RULES.md: "Blocked")."""
+    if drawable(state, cfg, g) > 0:
+        return False
+    s = state[g]
+    left, right = s.ends[LEFT], s.ends[RIGHT]
+    for t in range(cfg.num_tiles):
+        if s.location[t] >= 0 and (fits(t, left) or fits(t, right)):
+            return False
+    return True
+
+
+@njit(cache=True)
+def pips_in_hands(state, cfg, g, out):
+    out[:] = 0
+    s = state[g]
+    for t in range(cfg.num_tiles):
+        if s.location[t] >= 0:
+            out[s.location[t]] += TILE_VALUE[t]
+
+
+# ----------------------------------------------------------------------------------------------
+# Dealing and the lead
+
+
+@njit(cache=True)
+def lay_out(state, cfg, g, order):
+    """Deal ``order``: the first hand_size tiles to seat 0, the next to seat 1, ...; the rest
+    form the boneyard, drawn from the front. Resets everything that belongs to one hand."""
+    s = state[g]
+    s.location[:] = IN_BONEYARD
+    s.hand_count[:] = 0
+    dealt = cfg.hand_size * cfg.num_players
+    for i in range(dealt):
+        seat = i // cfg.hand_size
+        s.location[order[i]] = seat
+        s.hand_count[seat] += 1
+    s.boneyard_size = cfg.num_tiles - dealt
+    for i in range(s.boneyard_size):
+        s.boneyard[i] = order[dealt + i]
+    s.boneyard_top = 0
+    s.ends[LEFT] = NO_END
+    s.ends[RIGHT] = NO_END
+    s.line_first = MAX_TILES
+    s.tiles_on_table = 0
+    s.voids[:, :] = 0
+    s.rewards[:] = 0
+    s.redeals = 0
+
+
+@njit(cache=True)
+def lead_key(tile):
+    """Order of tiles for the heaviest-tile lead: value, then a double first, then top face."""
+    double = 1 if TILE_LOW[tile] == TILE_HIGH[tile] else 0
+    return TILE_VALUE[tile] * 64 + double * 32 + TILE_HIGH[tile]
+
+
+@njit(cache=True)
+def choose_lead(state, cfg, g):
+    """Set the leader and the tile they must lead. Returns False when the lead rule asks for a
+    double that nobody holds (the hands are then thrown in and redealt)."""
+    s = state[g]
+    if cfg.lead == LEAD_ANY:
+        s.leader = (s.first_leader + s.hand_number) % cfg.num_players
+        s.lead_tile = -1
+    else:
+        best = -1
+        for t in range(cfg.num_tiles):
+            if s.location[t] < 0:
+                continue
+            if cfg.lead == LEAD_HIGHEST_DOUBLE:
+                if TILE_LOW[t] == TILE_HIGH[t] and (best < 0 or TILE_LOW[t] > TILE_LOW[best]):
+                    best = t
+            elif best < 0 or lead_key(t) > lead_key(best):
+                best = t
+        if best < 0:
+            return False
+        s.lead_tile = best
+        s.leader = s.location[best]
+    s.current = s.leader
+    return True
+
+
+@njit(cache=True)
+def start_hand(state, cfg, g):
+    """Shuffle with the game's own generator and deal, redealing while the lead is impossible."""
+    order = np.arange(cfg.num_tiles).astype(np.int8)
+    redeals = 0
+    while True:
+        shuffle(state, g, order)
+        lay_out(state, cfg, g, order)
+        if choose_lead(state, cfg, g):
+            break
+        redeals += 1
+    state[g].redeals = redeals
+
+
+@njit(cache=True)
+def start_game(state, cfg, g):
+    """Begin a new episode (one hand, or a whole match) from the game's generator."""
+    s = state[g]
+    s.match_points[:] = 0
+    s.hand_points[:] = 0
+    s.hand_number = 0
+    s.first_leader = cfg.first_leader
+    s.game_over = 0
+    start_hand(state, cfg, g)
+
+
+@njit(cache=True)
+def start_game_from_deal(state, cfg, g, order, first_leader):
+    """Begin a new episode whose first hand is ``order`` (hands in seat order, then boneyard).
+    The caller has checked that the deal is complete and that its lead is possible."""
+    s = state[g]
+    s.match_points[:] = 0
+    s.hand_points[:] = 0
+    s.hand_number = 0
+    s.first_leader = first_leader
+    s.game_over = 0
+    lay_out(state, cfg, g, order)
+    return choose_lead(state, cfg, g)
+
+
+# ----------------------------------------------------------------------------------------------
+# Legal actions
+
+
+@njit(cache=True)
+def legal_mask(state, cfg, g, mask):
+    """Write the acting seat's legal actions into ``mask`` (int8); return how many there are."""
+    mask[:] = 0
+    s = state[g]
+    if s.game_over:
+        return 0
+    seat = s.current
+    count = 0
+    if s.tiles_on_table == 0:
+        if s.lead_tile >= 0:
+            mask[2 * s.lead_tile] = 1
+            return 1
+        for t in range(cfg.num_tiles):
+            if s.location[t] == seat:
+                mask[2 * t] = 1
+                count += 1
+        return count
+    left, right = s.ends[LEFT], s.ends[RIGHT]
+    for t in range(cfg.num_tiles):
+        if s.location[t] == seat:
+            if fits(t, left):
+                mask[2 * t] = 1
+                count += 1
+            if fits(t, right):
+                mask[2 * t + 1] = 1
+                count += 1
+    if drawable(state, cfg, g) > 0 and (count == 0 or cfg.voluntary_draw):
+        mask[draw_action(cfg)] = 1
+        count += 1
+    elif count == 0:
+        mask[pass_action(cfg)] = 1
+        count = 1
+    return count
+
+
+# ----------------------------------------------------------------------------------------------
+# Playing
+
+
+@njit(cache=True)
+def place(state, g, tile, end):
+    """Put ``tile`` against ``end`` of the line and update the open numbers."""
+    s = state[g]
+    low, high = TILE_LOW[tile], TILE_HIGH[tile]
+    if s.tiles_on_table == 0:
+        s.ends[LEFT], s.ends[RIGHT] = low, high
+        s.line_first = MAX_TILES
+        s.line_faces[MAX_TILES, 0], s.line_faces[MAX_TILES, 1] = low, high
+    elif end == LEFT:
+        inner = s.ends[LEFT]
+        outer = high if low == inner else low
+        s.ends[LEFT] = outer
+        s.line_first -= 1
+        s.line_faces[s.line_first, 0], s.line_faces[s.line_first, 1] = outer, inner
+    else:
+        inner = s.ends[RIGHT]
+        outer = high if low == inner else low
+        s.ends[RIGHT] = outer
+        last = s.line_first + s.tiles_on_table
+        s.line_faces[last, 0], s.line_faces[last, 1] = inner, outer
+    s.location[tile] = ON_TABLE
+    s.tiles_on_table += 1
+
+
+@njit(cache=True)
+def step(state, cfg, g, action):
+    """Apply the acting seat's ``action`` (already known to be legal) and return PLAYING,
+    HAND_OVER or GAME_OVER. ``rewards`` holds this step's rewards afterwards."""
+    s = state[g]
+    s.rewards[:] = 0
+    seat = s.current
+    if action == draw_action(cfg):
+        tile = s.boneyard[s.boneyard_top]
+        s.boneyard_top += 1
+        s.location[tile] = seat
+        s.hand_count[seat] += 1
+        # The drawn tile is unseen, so earlier knowledge of this hand no longer holds. A forced
+        # draw shows that the rest of the hand holds neither open number.
+        s.voids[seat, :] = 0
+        if not cfg.voluntary_draw:
+            s.voids[seat, s.ends[LEFT]] = 1
+            s.voids[seat, s.ends[RIGHT]] = 1
+    elif action == pass_action(cfg):
+        if s.tiles_on_table > 0:
+            s.voids[seat, s.ends[LEFT]] = 1
+            s.voids[seat, s.ends[RIGHT]] = 1
+        s.current = (seat + 1) % cfg.num_players
+        return PLAYING
+    else:
+        place(state, g, action // 2, action % 2)
+        s.hand_count[seat] -= 1
+        if s.hand_count[seat] == 0:
+            return finish_hand(state, cfg, g, seat)
+        s.current = (seat + 1) % cfg.num_players
+    if is_blocked(state, cfg, g):
+        return finish_hand(state, cfg, g, -1)
+    return PLAYING
+
+
+@njit(cache=True)
+def hand_winner_side(state, cfg, g, domino_seat, pips):
+    """The winning side (a seat, or a team 0/1 with partnerships), or -1 when nobody wins."""
+    if domino_seat >= 0:
+        return team_of(cfg, domino_seat)
+    sides = 2 if cfg.partnerships else cfg.num_players
+    side_pips = np.zeros(sides, np.int64)
+    for seat in range(cfg.num_players):
+        side_pips[team_of(cfg, seat)] += pips[seat]
+    best = 0
+    for side in range(1, sides):
+        if side_pips[side] < side_pips[best]:
+            best = side
+    for side in range(sides):
+        if side != best and side_pips[side] == side_pips[best]:
+            return -1  # tied for lowest: nobody scores
+    return best
+
+
+@njit(cache=True)
+def finish_hand(state, cfg, g, domino_seat):
+    """Score the hand (won by ``domino_seat``, or blocked when it is -1), pay the rewards, and
+    deal the next hand of a match or end the episode."""
+    s = state[g]
+    players = cfg.num_players
+    pips = np.zeros(players, np.int64)
+    pips_in_hands(state, cfg, g, pips)
+    side = hand_winner_side(state, cfg, g, domino_seat, pips)
+    s.hand_points[:] = 0
+    if side >= 0:
+        winners = 0
+        winner_pips = 0
+        loser_pips = 0
+        for seat in range(players):
+            if team_of(cfg, seat) == side:
+                winners += 1
+                winner_pips += pips[seat]
+            else:
+                loser_pips += pips[seat]
+        points = loser_pips
+        if domino_seat < 0 and cfg.block_scoring == 1:
+            # "difference": the opponents' pips minus the winner's own, once per opponent. For a
+            # partnership the two teams' combined pips are compared.
+            if cfg.partnerships:
+                points = loser_pips - winner_pips
+            else:
+                points = loser_pips - winner_pips * (players - 1)
+        for seat in range(players):
+            if team_of(cfg, seat) == side:
+                s.hand_points[seat] = points
+                s.rewards[seat] = 1.0 / winners
+            else:
+                s.rewards[seat] = -1.0 / (players - winners)
+        if cfg.reward == 1:
+            mean = 0.0
+            for seat in range(players):
+                mean += s.hand_points[seat]
+            mean /= players
+            for seat in range(players):
+                s.rewards[seat] = (s.hand_points[seat] - mean) / cfg.points_scale
+    for seat in range(players):
+        s.match_points[seat] += s.hand_points[seat]
+    if cfg.match:
+        for seat in range(players):
+            if s.match_points[seat] >= cfg.target:
+                s.game_over = 1
+                return GAME_OVER
+        s.hand_number += 1
+        start_hand(state, cfg, g)
+        return HAND_OVER
+    s.game_over = 1
+    return GAME_OVER
+
+
+# ----------------------------------------------------------------------------------------------
+# Observation
+
+
+@njit(cache=True)
+def observe(state, cfg, g, seat, out):
+    """Write what ``seat`` may know into ``out`` (float32), relative to ``seat``.
+
+    Only public facts and the seat's own hand are read: the faces of other hands and of the
+    boneyard never reach ``out``.
+    """
+    out[:] = 0.0
+    s = state[g]
+    players = cfg.num_players
+    tiles = cfg.num_tiles
+    numbers = cfg.set_size + 1
+    sizes = layout_sizes(cfg)
+    offsets = np.zeros(len(sizes) + 1, np.int64)
+    for i in range(len(sizes)):
+        offsets[i + 1] = offsets[i] + sizes[i]
+    hand, table, left, right, hand_sizes, bone, voids, to_act, points = offsets[:9]
+    for t in range(tiles):
+        where = s.location[t]
+        if where == seat:
+            out[hand + t] = 1.0
+        elif where == ON_TABLE:
+            out[table + t] = 1.0
+    if s.tiles_on_table > 0:
+        out[left + s.ends[LEFT]] = 1.0
+        out[right + s.ends[RIGHT]] = 1.0
+    for r in range(players):
+        other = (seat + r) % players
+        out[hand_sizes + r] = s.hand_count[other] / tiles
+        out[points + r] = s.match_points[other] / cfg.target
+        if r > 0:
+            for n in range(numbers):
+                out[voids + (r - 1) * numbers + n] = s.voids[other, n]
+    out[bone] = drawable(state, cfg, g) / tiles
+    if not s.game_over:
+        out[to_act + (s.current - seat) % players] = 1.0
+
+
+# ----------------------------------------------------------------------------------------------
+# Batched driving: every game of the batch in one call.
+
+
+@njit(cache=True)
+def emit(state, cfg, g, obs, mask, seat):
+    """The acting seat of game ``g``, its observation and its legal actions."""
+    seat[g] = state[g].current
+    observe(state, cfg, g, state[g].current, obs[g])
+    legal_mask(state, cfg, g, mask[g])
+
+
+@njit(cache=True)
+def batch_reset(state, cfg, obs, mask, seat):
+    for g in range(state.shape[0]):
+        start_game(state, cfg, g)
+        emit(state, cfg, g, obs, mask, seat)
+
+
+@njit(cache=True)
+def batch_step(state, cfg, actions, obs, mask, seat, rewards, done):
+    """Step every game; a game that ends restarts at once, so ``obs``/``mask``/``seat`` are its
+    new first position while ``rewards``/``done`` report the end."""
+    players = cfg.num_players
+    for g in range(state.shape[0]):
+        status = step(state, cfg, g, actions[g])
+        for p in range(players):
+            rewards[g, p] = state[g].rewards[p]
+        done[g] = status == GAME_OVER
+        if done[g]:
+            start_game(state, cfg, g)
+        emit(state, cfg, g, obs, mask, seat)
