@@ -43,13 +43,9 @@ class DominoEnv(AECEnv):
     def __init__(self, game: Game, render_mode: str | None = None, illegal_action: str = "raise") -> None:
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}"
-            )
+            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
         if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(
-                f"option illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}"
-            )
+            raise ValueError(f"option illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
         self.game = game
         self.render_mode = render_mode
         self.illegal_action = illegal_action

@@ -95,8 +95,7 @@ class Game:
             return self._action_by_name[name]
         except KeyError:
             raise ValueError(
-                f"{name!r} names no action of {self.name}; names look like "
-                f"{self._action_names[0]!r}, 'draw' or 'pass'"
+                f"{name!r} names no action of {self.name}; names look like {self._action_names[0]!r}, 'draw' or 'pass'"
             ) from None
 
     # ------------------------------------------------------------------ per variant

@@ -16,8 +16,7 @@ def refuse_unknown(variant: str, options: Mapping[str, Any], known: Iterable[str
     unknown = sorted(set(options) - set(known))
     if unknown:
         raise TypeError(
-            f"{variant}: unknown option(s) {', '.join(map(repr, unknown))}; "
-            f"valid options are {', '.join(known)}"
+            f"{variant}: unknown option(s) {', '.join(map(repr, unknown))}; valid options are {', '.join(known)}"
         )
 
 

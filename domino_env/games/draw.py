@@ -130,9 +130,7 @@ class DrawGame(Game):
         known = {"hands", "boneyard", "leader"}
         extra = set(deal) - known
         if extra:
-            raise ValueError(
-                f"{self.name} deals have no {', '.join(sorted(map(repr, extra)))}; keys: {sorted(known)}"
-            )
+            raise ValueError(f"{self.name} deals have no {', '.join(sorted(map(repr, extra)))}; keys: {sorted(known)}")
         if "hands" not in deal:
             raise ValueError("the deal has no 'hands'")
         hands = deal["hands"]
@@ -214,9 +212,7 @@ class DrawGame(Game):
         for seat in range(cfg.num_players):
             hand = [tile_name(t) for t in range(cfg.num_tiles) if s["location"][t] == seat]
             team = f" (team {seat % 2})" if cfg.partnerships else ""
-            lines.append(
-                f"{agent_names[seat]}{team}: {' '.join(hand) or '-'}  · points {int(s['match_points'][seat])}"
-            )
+            lines.append(f"{agent_names[seat]}{team}: {' '.join(hand) or '-'}  · points {int(s['match_points'][seat])}")
         return "\n".join(lines)
 
 

@@ -437,10 +437,7 @@ def finish_hand(state, cfg, g, domino_seat):
         if domino_seat < 0 and cfg.block_scoring == 1:
             # "difference": the opponents' pips minus the winner's own, once per opponent. For a
             # partnership the two teams' combined pips are compared.
-            if cfg.partnerships:
-                points = loser_pips - winner_pips
-            else:
-                points = loser_pips - winner_pips * (players - 1)
+            points = loser_pips - winner_pips * (1 if cfg.partnerships else players - 1)
         for seat in range(players):
             if team_of(cfg, seat) == side:
                 s.hand_points[seat] = points
