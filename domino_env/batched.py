@@ -33,6 +33,10 @@ class BatchedEnv:
     ``obs``/``mask``/``seat`` already show its next episode. Game ``g`` seeded with ``seed``
     plays the deals of an AEC environment reset with ``seed`` when ``g == 0``, and of stream
     ``g`` otherwise.
+
+    After each step, ``hand_over[B]`` marks the games whose hand ended on it and
+    ``hand_points[B, P]`` holds those hands' points as the rules score them (what the AEC
+    environment reports as ``info["hand_points"]``).
     """
 
     def __init__(self, game: Game, batch_size: int) -> None:
@@ -45,6 +49,8 @@ class BatchedEnv:
         self.observation_size = game.observation_size
         self.state = game.new_state(batch_size)
         self._mask: np.ndarray | None = None
+        self.hand_over = np.zeros(batch_size, np.bool_)
+        self.hand_points = np.zeros((batch_size, self.num_players), np.int32)
 
     def reset(self, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         for g in range(self.batch_size):
@@ -70,7 +76,11 @@ class BatchedEnv:
         obs, mask, seat = self._outputs()
         rewards = np.empty((self.batch_size, self.num_players), np.float32)
         done = np.empty(self.batch_size, np.bool_)
-        self.game.rules.batch_step(self.state, self.game.config, actions, obs, mask, seat, rewards, done)
+        self.hand_over = np.empty(self.batch_size, np.bool_)
+        self.hand_points = np.empty((self.batch_size, self.num_players), np.int32)
+        self.game.rules.batch_step(
+            self.state, self.game.config, actions, obs, mask, seat, rewards, done, self.hand_over, self.hand_points
+        )
         self._mask = mask.copy()
         return obs, mask, seat, rewards, done
 

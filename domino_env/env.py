@@ -74,11 +74,9 @@ class DominoEnv(AECEnv):
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Start an episode. ``options={"deal": {...}}`` plays a given first deal."""
-        options = dict(options or {})
-        deal = options.pop("deal", None)
-        if options:
-            raise ValueError(f"unknown reset option(s) {sorted(options)}; the only one is 'deal'")
+        """Start an episode. ``options={"deal": {...}}`` plays a given first deal; other keys are
+        ignored, as Gymnasium and PettingZoo expect of reset options."""
+        deal = (options or {}).get("deal")
         prepared = self.game.prepare_deal(deal) if deal is not None else None
         if seed is not None:
             self.game.seed(self._state, 0, seed)

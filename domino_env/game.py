@@ -30,11 +30,14 @@ class Game:
     config: NamedTuple
     num_players: int
     num_actions: int
+    action_tiles: np.ndarray  # [A] tile each action plays, -1 for draw / pass
     observation_size: int
     observation_layout: dict[str, slice]
     observation_doc: dict[str, str]
 
     def __init__(self) -> None:
+        self.action_tiles = np.array([self._action_tile(a) for a in range(self.num_actions)], np.int64)
+        self.action_tiles.flags.writeable = False
         self._action_names = [self._name_action(a) for a in range(self.num_actions)]
         self._action_by_name = {name: a for a, name in enumerate(self._action_names)}
 
@@ -104,6 +107,10 @@ class Game:
         raise NotImplementedError
 
     def _name_action(self, action: int) -> str:
+        raise NotImplementedError
+
+    def _action_tile(self, action: int) -> int:
+        """The tile an action plays, or -1 for draw, pass and other non-plays."""
         raise NotImplementedError
 
     def render(self, state: np.ndarray, game: int, agent_names: list[str]) -> str:

@@ -188,6 +188,9 @@ class DrawGame(Game):
         return cfg.first_leader
 
     # ------------------------------------------------------------------ actions and text
+    def _action_tile(self, action: int) -> int:
+        return action // 2 if action < 2 * self.config.num_tiles else -1
+
     def _name_action(self, action: int) -> str:
         cfg = self.config
         if action == 2 * cfg.num_tiles:

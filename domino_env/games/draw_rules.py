@@ -213,7 +213,6 @@ def lay_out(state, cfg, g, order):
     s.line_first = MAX_TILES
     s.tiles_on_table = 0
     s.voids[:, :] = 0
-    s.rewards[:] = 0
     s.redeals = 0
 
 
@@ -271,6 +270,7 @@ def start_game(state, cfg, g):
     s.match_points[:] = 0
     s.hand_points[:] = 0
     s.hand_number = 0
+    s.rewards[:] = 0
     s.first_leader = cfg.first_leader
     s.game_over = 0
     start_hand(state, cfg, g)
@@ -284,6 +284,7 @@ def start_game_from_deal(state, cfg, g, order, first_leader):
     s.match_points[:] = 0
     s.hand_points[:] = 0
     s.hand_number = 0
+    s.rewards[:] = 0
     s.first_leader = first_leader
     s.game_over = 0
     lay_out(state, cfg, g, order)
@@ -527,15 +528,19 @@ def batch_reset(state, cfg, obs, mask, seat):
 
 
 @njit(cache=True)
-def batch_step(state, cfg, actions, obs, mask, seat, rewards, done):
+def batch_step(state, cfg, actions, obs, mask, seat, rewards, done, hand_over, hand_points):
     """Step every game; a game that ends restarts at once, so ``obs``/``mask``/``seat`` are its
-    new first position while ``rewards``/``done`` report the end."""
+    new first position while ``rewards``/``done`` report the end. ``hand_over`` and
+    ``hand_points`` report hands that ended on this step (in a match, before the episode ends)."""
     players = cfg.num_players
     for g in range(state.shape[0]):
         status = step(state, cfg, g, actions[g])
-        for p in range(players):
-            rewards[g, p] = state[g].rewards[p]
+        s = state[g]
+        hand_over[g] = status != PLAYING
         done[g] = status == GAME_OVER
+        for p in range(players):
+            rewards[g, p] = s.rewards[p]
+            hand_points[g, p] = s.hand_points[p] if hand_over[g] else 0
         if done[g]:
             start_game(state, cfg, g)
         emit(state, cfg, g, obs, mask, seat)
