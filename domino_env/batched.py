@@ -56,7 +56,7 @@ class BatchedEnv:
         for g in range(self.batch_size):
             self.game.seed(self.state, g, seed)
         obs, mask, seat = self._outputs()
-        self.game.rules.batch_reset(self.state, self.game.config, obs, mask, seat)
+        self.game.rules.batch_reset(self.state, self.game.packed_config, obs, mask, seat)
         self._mask = mask.copy()
         return obs, mask, seat
 
@@ -79,7 +79,16 @@ class BatchedEnv:
         self.hand_over = np.empty(self.batch_size, np.bool_)
         self.hand_points = np.empty((self.batch_size, self.num_players), np.int32)
         self.game.rules.batch_step(
-            self.state, self.game.config, actions, obs, mask, seat, rewards, done, self.hand_over, self.hand_points
+            self.state,
+            self.game.packed_config,
+            actions,
+            obs,
+            mask,
+            seat,
+            rewards,
+            done,
+            self.hand_over,
+            self.hand_points,
         )
         self._mask = mask.copy()
         return obs, mask, seat, rewards, done

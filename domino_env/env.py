@@ -63,6 +63,11 @@ class DominoEnv(AECEnv):
         self.action_spaces = {agent: action_space for agent in self.possible_agents}
         self._state = game.new_state(1)
         self._mask = np.zeros(game.num_actions, np.int8)
+        # The hot path calls the compiled rules directly (see domino_env.game for the contract).
+        self._rules = game.rules
+        self._config = game.packed_config
+        self._current = self._state["current"]  # a view: reading it costs no record copy
+        self._hand_reported = False
         self._seeded = False
         self.agents: list[str] = []
 
@@ -87,19 +92,20 @@ class DominoEnv(AECEnv):
         if prepared is None:
             self.game.start(self._state, 0)
         else:
-            self.game.rules.start_game_from_deal(self._state, self.game.config, 0, *prepared)
+            self.game.rules.start_game_from_deal(self._state, self.game.packed_config, 0, *prepared)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {agent: {} for agent in self.agents}
+        self._hand_reported = False
         self._after_move()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.agent_seat[agent]
         observation = np.empty(self.game.observation_size, np.float32)
-        self.game.observe(self._state, 0, seat, observation)
+        self._rules.observe(self._state, self._config, 0, seat, observation)
         acting = agent == self.agent_selection and not self.terminations[agent]
         mask = self._mask.copy() if acting else np.zeros_like(self._mask)
         return {"observation": observation, "action_mask": mask}
@@ -110,19 +116,21 @@ class DominoEnv(AECEnv):
             self._was_dead_step(action)
             return
         action = int(action)
-        if not (0 <= action < self.game.num_actions and self._mask[action]):
+        if not (0 <= action < len(self._mask) and self._mask[action]):
             if self.illegal_action == "raise":
                 raise IllegalActionError(self._illegal_message(agent, action))
             self._end_for_illegal(agent)
             return
         self._cumulative_rewards[agent] = 0.0
-        status = self.game.step(self._state, 0, action)
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self.infos = {a: {} for a in self.agents}
-        if status != self.game.rules.PLAYING:
+        status = self._rules.step(self._state, self._config, 0, action)
+        if self._hand_reported:  # the last step paid a hand: this one starts clean
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self.infos = {a: {} for a in self.agents}
+            self._hand_reported = False
+        if status != self._rules.PLAYING:
             self._pay_hand()
-        if status == self.game.rules.GAME_OVER:
-            self.terminations = dict.fromkeys(self.agents, True)
+            if status == self._rules.GAME_OVER:
+                self.terminations = dict.fromkeys(self.agents, True)
         self._after_move()
         self._accumulate_rewards()
 
@@ -160,10 +168,11 @@ class DominoEnv(AECEnv):
 
     # ------------------------------------------------------------------ internals
     def _after_move(self) -> None:
-        self.agent_selection = self.possible_agents[self.game.current_seat(self._state, 0)]
-        self.game.legal_mask(self._state, 0, self._mask)
+        self.agent_selection = self.possible_agents[self._current[0]]
+        self._rules.legal_mask(self._state, self._config, 0, self._mask)
 
     def _pay_hand(self) -> None:
+        self._hand_reported = True
         rewards = self.game.rewards(self._state, 0)
         hand_points = self.game.hand_points(self._state, 0)
         match_points = self.game.match_points(self._state, 0)

@@ -27,7 +27,8 @@ class Game:
     name: str
     title: str
     rules: ModuleType
-    config: NamedTuple
+    config: NamedTuple  # the rules' integers, readable from Python
+    packed_config: np.ndarray  # the same as a one-record array: what the compiled calls take
     num_players: int
     num_actions: int
     action_tiles: np.ndarray  # [A] tile each action plays, -1 for draw / pass
@@ -35,7 +36,12 @@ class Game:
     observation_layout: dict[str, slice]
     observation_doc: dict[str, str]
 
-    def __init__(self) -> None:
+    def __init__(self, config: NamedTuple) -> None:
+        self.config = config
+        self.packed_config = pack_config(config)
+
+    def _index_actions(self) -> None:
+        """Name every action once (call when ``num_actions`` is known)."""
         self.action_tiles = np.array([self._action_tile(a) for a in range(self.num_actions)], np.int64)
         self.action_tiles.flags.writeable = False
         self._action_names = [self._name_action(a) for a in range(self.num_actions)]
@@ -52,22 +58,22 @@ class Game:
 
     def start(self, state: np.ndarray, game: int) -> None:
         """Deal a new episode from the game's generator."""
-        self.rules.start_game(state, self.config, game)
+        self.rules.start_game(state, self.packed_config, game)
 
     def start_from_deal(self, state: np.ndarray, game: int, deal: dict[str, Any]) -> None:
         """Start a new episode from a user's deal; a bad deal is refused before any change."""
         prepared = self.prepare_deal(deal)
-        self.rules.start_game_from_deal(state, self.config, game, *prepared)
+        self.rules.start_game_from_deal(state, self.packed_config, game, *prepared)
 
     def step(self, state: np.ndarray, game: int, action: int) -> int:
         """Apply a legal action; returns the rules module's PLAYING, HAND_OVER or GAME_OVER."""
-        return int(self.rules.step(state, self.config, game, action))
+        return int(self.rules.step(state, self.packed_config, game, action))
 
     def legal_mask(self, state: np.ndarray, game: int, out: np.ndarray) -> int:
-        return int(self.rules.legal_mask(state, self.config, game, out))
+        return int(self.rules.legal_mask(state, self.packed_config, game, out))
 
     def observe(self, state: np.ndarray, game: int, seat: int, out: np.ndarray) -> None:
-        self.rules.observe(state, self.config, game, seat, out)
+        self.rules.observe(state, self.packed_config, game, seat, out)
 
     def current_seat(self, state: np.ndarray, game: int) -> int:
         return int(state[game]["current"])
@@ -115,6 +121,17 @@ class Game:
 
     def render(self, state: np.ndarray, game: int, agent_names: list[str]) -> str:
         raise NotImplementedError
+
+
+def pack_config(config: NamedTuple) -> np.ndarray:
+    """``config`` as a one-record numpy array with the same field names (read as
+    ``cfg[0].num_players`` in compiled code).
+
+    numba recognises an array argument's type several times faster than a NamedTuple's, and the
+    AEC environment pays that on every compiled call.
+    """
+    dtype = np.dtype((np.record, [(name, np.int64) for name in config._fields]))
+    return np.array([tuple(config)], dtype=dtype)
 
 
 def layout_from_sizes(blocks: tuple[tuple[str, str], ...], sizes: tuple[int, ...]) -> dict[str, slice]:

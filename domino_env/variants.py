@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from domino_env.game import Game
 from domino_env.games.draw import BlockGame, DrawGame
+from domino_env.games.hungarian import HungarianGame
 
-GAMES: dict[str, type[Game]] = {"draw": DrawGame, "block": BlockGame}
+GAMES: dict[str, type[Game]] = {"draw": DrawGame, "block": BlockGame, "hungarian": HungarianGame}
 
 
 def make_game(variant: str, **options: object) -> Game:

@@ -66,14 +66,14 @@ class DrawGame(Game):
         opt.refuse_unknown(self.name, options, self.defaults)
         values = {**self.defaults, **options}
         self.options = values
-        self.config = self._make_config(values)
-        cfg = self.config
-        self.num_players = cfg.num_players
-        self.num_actions = rules.num_actions(cfg)
+        super().__init__(self._make_config(values))
+        cfg = self.packed_config
+        self.num_players = self.config.num_players
+        self.num_actions = rules.num_actions(self.config)
         self.observation_size = int(rules.observation_size(cfg))
         self.observation_layout = layout_from_sizes(rules.OBSERVATION_BLOCKS, rules.layout_sizes(cfg))
         self.observation_doc = dict(rules.OBSERVATION_BLOCKS)
-        super().__init__()
+        self._index_actions()
 
     def _make_config(self, v: dict[str, Any]) -> rules.DrawConfig:
         players = opt.integer("num_players", v["num_players"], 2, rules.MAX_PLAYERS)
@@ -173,8 +173,8 @@ class DrawGame(Game):
         if cfg.lead == rules.LEAD_ANY:
             return cfg.first_leader if leader is None else leader
         state = self.new_state(1)
-        rules.lay_out(state, cfg, 0, np.asarray(dealt + [0] * (cfg.num_tiles - len(dealt)), np.int8))
-        if not rules.choose_lead(state, cfg, 0):
+        rules.lay_out(state, self.packed_config, 0, np.asarray(dealt + [0] * (cfg.num_tiles - len(dealt)), np.int8))
+        if not rules.choose_lead(state, self.packed_config, 0):
             raise ValueError(
                 "nobody holds a double: under lead='highest_double' these hands are thrown in and "
                 "redealt, so they cannot start a game"
@@ -211,7 +211,7 @@ class DrawGame(Game):
         ]
         if self.allow_draw:
             left = int(s["boneyard_size"] - s["boneyard_top"])
-            lines.append(f"boneyard: {left} tiles ({int(rules.drawable(state, cfg, game))} drawable)")
+            lines.append(f"boneyard: {left} tiles ({int(rules.drawable(state, self.packed_config, game))} drawable)")
         for seat in range(cfg.num_players):
             hand = [tile_name(t) for t in range(cfg.num_tiles) if s["location"][t] == seat]
             team = f" (team {seat % 2})" if cfg.partnerships else ""

@@ -6,7 +6,10 @@ rule. Block Dominoes is the same engine with drawing switched off (``allow_draw 
 
 A batch of games is one numpy record array (``STATE_DTYPE``), one record per game, sized for the
 largest configuration so that every configuration shares one compiled version of each function.
-The configuration is a ``DrawConfig`` of plain integers, passed alongside.
+The configuration is a ``DrawConfig`` of plain integers; the compiled functions receive it as a
+one-record array (``Game.packed_config``) and read ``cfg[0].num_players``, because numba
+recognises an array argument several times faster than a NamedTuple, which matters for the
+AEC environment's per-call cost.
 
 Actions: ``tile * 2 + end`` plays ``tile`` against the left (0) or right (1) open end; the first
 tile of a hand is played on the left. Then ``DRAW = 2 * T`` and ``PASS = 2 * T + 1``.
@@ -46,29 +49,32 @@ LEFT, RIGHT = 0, 1
 NO_END = -1
 
 STATE_DTYPE = np.dtype(
-    [
-        ("rng", np.uint64),
-        ("location", np.int8, (MAX_TILES,)),
-        ("boneyard", np.int8, (MAX_TILES,)),  # draw order; entries from boneyard_top on are left
-        ("boneyard_top", np.int16),
-        ("boneyard_size", np.int16),  # tiles put in the boneyard by the deal
-        ("hand_count", np.int16, (MAX_PLAYERS,)),
-        ("ends", np.int8, (2,)),  # open numbers at the left and right of the line
-        ("line_faces", np.int8, (2 * MAX_TILES + 1, 2)),  # the line, left to right, for rendering
-        ("line_first", np.int16),  # index into line_faces of the leftmost tile
-        ("tiles_on_table", np.int16),
-        ("current", np.int8),
-        ("leader", np.int8),
-        ("first_leader", np.int8),  # seat that leads hand 0 under lead="any"
-        ("lead_tile", np.int16),  # the tile that must be led, or -1 when any tile may lead
-        ("voids", np.uint8, (MAX_PLAYERS, MAX_PIPS + 1)),  # numbers a seat is known not to hold
-        ("match_points", np.int32, (MAX_PLAYERS,)),
-        ("hand_points", np.int32, (MAX_PLAYERS,)),  # points of the last finished hand
-        ("rewards", np.float32, (MAX_PLAYERS,)),  # rewards of the last step
-        ("hand_number", np.int16),
-        ("redeals", np.int16),  # throw-ins this hand because nobody held a double
-        ("game_over", np.uint8),
-    ]
+    (
+        np.record,  # records allow attribute access in plain Python too (NUMBA_DISABLE_JIT=1)
+        [
+            ("rng", np.uint64),
+            ("location", np.int8, (MAX_TILES,)),
+            ("boneyard", np.int8, (MAX_TILES,)),  # draw order; entries from boneyard_top on are left
+            ("boneyard_top", np.int16),
+            ("boneyard_size", np.int16),  # tiles put in the boneyard by the deal
+            ("hand_count", np.int16, (MAX_PLAYERS,)),
+            ("ends", np.int8, (2,)),  # open numbers at the left and right of the line
+            ("line_faces", np.int8, (2 * MAX_TILES + 1, 2)),  # the line, left to right, for rendering
+            ("line_first", np.int16),  # index into line_faces of the leftmost tile
+            ("tiles_on_table", np.int16),
+            ("current", np.int8),
+            ("leader", np.int8),
+            ("first_leader", np.int8),  # seat that leads hand 0 under lead="any"
+            ("lead_tile", np.int16),  # the tile that must be led, or -1 when any tile may lead
+            ("voids", np.uint8, (MAX_PLAYERS, MAX_PIPS + 1)),  # numbers a seat is known not to hold
+            ("match_points", np.int32, (MAX_PLAYERS,)),
+            ("hand_points", np.int32, (MAX_PLAYERS,)),  # points of the last finished hand
+            ("rewards", np.float32, (MAX_PLAYERS,)),  # rewards of the last step
+            ("hand_number", np.int16),
+            ("redeals", np.int16),  # throw-ins this hand because nobody held a double
+            ("game_over", np.uint8),
+        ],
+    ),
 )
 
 
@@ -92,19 +98,19 @@ class DrawConfig(NamedTuple):
     points_scale: int  # total pips of the set: no hand scores more, so |points reward| <= 1
 
 
-def num_actions(cfg: DrawConfig) -> int:
+def num_actions(cfg: DrawConfig) -> int:  # Python-side: takes the NamedTuple
     """Size of the action space: a play per (tile, end), then draw and pass."""
     return 2 * cfg.num_tiles + 2
 
 
 @njit(cache=True)
 def draw_action(cfg):
-    return 2 * cfg.num_tiles
+    return 2 * cfg[0].num_tiles
 
 
 @njit(cache=True)
 def pass_action(cfg):
-    return 2 * cfg.num_tiles + 1
+    return 2 * cfg[0].num_tiles + 1
 
 
 # ----------------------------------------------------------------------------------------------
@@ -114,9 +120,9 @@ def pass_action(cfg):
 @njit(cache=True)
 def layout_sizes(cfg):
     """Sizes of the observation's blocks, in order (see ``OBSERVATION_BLOCKS``)."""
-    t = cfg.num_tiles
-    n = cfg.set_size + 1
-    p = cfg.num_players
+    t = cfg[0].num_tiles
+    n = cfg[0].set_size + 1
+    p = cfg[0].num_players
     return (t, t, n, n, p, 1, (p - 1) * n, p, p)
 
 
@@ -148,16 +154,16 @@ def observation_size(cfg):
 @njit(cache=True)
 def team_of(cfg, seat):
     """Side of a seat: its partnership (seat % 2) or, without partnerships, the seat itself."""
-    return seat % 2 if cfg.partnerships else seat
+    return seat % 2 if cfg[0].partnerships else seat
 
 
 @njit(cache=True)
 def drawable(state, cfg, g):
     """Tiles that may still be drawn: the boneyard less the reserve (none in Block)."""
-    if not cfg.allow_draw:
+    if not cfg[0].allow_draw:
         return 0
     s = state[g]
-    left = s.boneyard_size - s.boneyard_top - cfg.reserve
+    left = s.boneyard_size - s.boneyard_top - cfg[0].reserve
     return left if left > 0 else 0
 
 
@@ -173,7 +179,7 @@ def is_blocked(state, cfg, g):
         return False
     s = state[g]
     left, right = s.ends[LEFT], s.ends[RIGHT]
-    for t in range(cfg.num_tiles):
+    for t in range(cfg[0].num_tiles):
         if s.location[t] >= 0 and (fits(t, left) or fits(t, right)):
             return False
     return True
@@ -183,7 +189,7 @@ def is_blocked(state, cfg, g):
 def pips_in_hands(state, cfg, g, out):
     out[:] = 0
     s = state[g]
-    for t in range(cfg.num_tiles):
+    for t in range(cfg[0].num_tiles):
         if s.location[t] >= 0:
             out[s.location[t]] += TILE_VALUE[t]
 
@@ -199,12 +205,12 @@ def lay_out(state, cfg, g, order):
     s = state[g]
     s.location[:] = IN_BONEYARD
     s.hand_count[:] = 0
-    dealt = cfg.hand_size * cfg.num_players
+    dealt = cfg[0].hand_size * cfg[0].num_players
     for i in range(dealt):
-        seat = i // cfg.hand_size
+        seat = i // cfg[0].hand_size
         s.location[order[i]] = seat
         s.hand_count[seat] += 1
-    s.boneyard_size = cfg.num_tiles - dealt
+    s.boneyard_size = cfg[0].num_tiles - dealt
     for i in range(s.boneyard_size):
         s.boneyard[i] = order[dealt + i]
     s.boneyard_top = 0
@@ -228,15 +234,15 @@ def choose_lead(state, cfg, g):
     """Set the leader and the tile they must lead. Returns False when the lead rule asks for a
     double that nobody holds (the hands are then thrown in and redealt)."""
     s = state[g]
-    if cfg.lead == LEAD_ANY:
-        s.leader = (s.first_leader + s.hand_number) % cfg.num_players
+    if cfg[0].lead == LEAD_ANY:
+        s.leader = (s.first_leader + s.hand_number) % cfg[0].num_players
         s.lead_tile = -1
     else:
         best = -1
-        for t in range(cfg.num_tiles):
+        for t in range(cfg[0].num_tiles):
             if s.location[t] < 0:
                 continue
-            if cfg.lead == LEAD_HIGHEST_DOUBLE:
+            if cfg[0].lead == LEAD_HIGHEST_DOUBLE:
                 if TILE_LOW[t] == TILE_HIGH[t] and (best < 0 or TILE_LOW[t] > TILE_LOW[best]):
                     best = t
             elif best < 0 or lead_key(t) > lead_key(best):
@@ -252,7 +258,7 @@ def choose_lead(state, cfg, g):
 @njit(cache=True)
 def start_hand(state, cfg, g):
     """Shuffle with the game's own generator and deal, redealing while the lead is impossible."""
-    order = np.arange(cfg.num_tiles).astype(np.int8)
+    order = np.arange(cfg[0].num_tiles).astype(np.int8)
     redeals = 0
     while True:
         shuffle(state, g, order)
@@ -271,7 +277,7 @@ def start_game(state, cfg, g):
     s.hand_points[:] = 0
     s.hand_number = 0
     s.rewards[:] = 0
-    s.first_leader = cfg.first_leader
+    s.first_leader = cfg[0].first_leader
     s.game_over = 0
     start_hand(state, cfg, g)
 
@@ -308,13 +314,13 @@ def legal_mask(state, cfg, g, mask):
         if s.lead_tile >= 0:
             mask[2 * s.lead_tile] = 1
             return 1
-        for t in range(cfg.num_tiles):
+        for t in range(cfg[0].num_tiles):
             if s.location[t] == seat:
                 mask[2 * t] = 1
                 count += 1
         return count
     left, right = s.ends[LEFT], s.ends[RIGHT]
-    for t in range(cfg.num_tiles):
+    for t in range(cfg[0].num_tiles):
         if s.location[t] == seat:
             if fits(t, left):
                 mask[2 * t] = 1
@@ -322,7 +328,7 @@ def legal_mask(state, cfg, g, mask):
             if fits(t, right):
                 mask[2 * t + 1] = 1
                 count += 1
-    if drawable(state, cfg, g) > 0 and (count == 0 or cfg.voluntary_draw):
+    if drawable(state, cfg, g) > 0 and (count == 0 or cfg[0].voluntary_draw):
         mask[draw_action(cfg)] = 1
         count += 1
     elif count == 0:
@@ -375,21 +381,21 @@ def step(state, cfg, g, action):
         # The drawn tile is unseen, so earlier knowledge of this hand no longer holds. A forced
         # draw shows that the rest of the hand holds neither open number.
         s.voids[seat, :] = 0
-        if not cfg.voluntary_draw:
+        if not cfg[0].voluntary_draw:
             s.voids[seat, s.ends[LEFT]] = 1
             s.voids[seat, s.ends[RIGHT]] = 1
     elif action == pass_action(cfg):
         if s.tiles_on_table > 0:
             s.voids[seat, s.ends[LEFT]] = 1
             s.voids[seat, s.ends[RIGHT]] = 1
-        s.current = (seat + 1) % cfg.num_players
+        s.current = (seat + 1) % cfg[0].num_players
         return PLAYING
     else:
         place(state, g, action // 2, action % 2)
         s.hand_count[seat] -= 1
         if s.hand_count[seat] == 0:
             return finish_hand(state, cfg, g, seat)
-        s.current = (seat + 1) % cfg.num_players
+        s.current = (seat + 1) % cfg[0].num_players
     if is_blocked(state, cfg, g):
         return finish_hand(state, cfg, g, -1)
     return PLAYING
@@ -400,9 +406,9 @@ def hand_winner_side(state, cfg, g, domino_seat, pips):
     """The winning side (a seat, or a team 0/1 with partnerships), or -1 when nobody wins."""
     if domino_seat >= 0:
         return team_of(cfg, domino_seat)
-    sides = 2 if cfg.partnerships else cfg.num_players
+    sides = 2 if cfg[0].partnerships else cfg[0].num_players
     side_pips = np.zeros(sides, np.int64)
-    for seat in range(cfg.num_players):
+    for seat in range(cfg[0].num_players):
         side_pips[team_of(cfg, seat)] += pips[seat]
     best = 0
     for side in range(1, sides):
@@ -419,7 +425,7 @@ def finish_hand(state, cfg, g, domino_seat):
     """Score the hand (won by ``domino_seat``, or blocked when it is -1), pay the rewards, and
     deal the next hand of a match or end the episode."""
     s = state[g]
-    players = cfg.num_players
+    players = cfg[0].num_players
     pips = np.zeros(players, np.int64)
     pips_in_hands(state, cfg, g, pips)
     side = hand_winner_side(state, cfg, g, domino_seat, pips)
@@ -435,28 +441,28 @@ def finish_hand(state, cfg, g, domino_seat):
             else:
                 loser_pips += pips[seat]
         points = loser_pips
-        if domino_seat < 0 and cfg.block_scoring == 1:
+        if domino_seat < 0 and cfg[0].block_scoring == 1:
             # "difference": the opponents' pips minus the winner's own, once per opponent. For a
             # partnership the two teams' combined pips are compared.
-            points = loser_pips - winner_pips * (1 if cfg.partnerships else players - 1)
+            points = loser_pips - winner_pips * (1 if cfg[0].partnerships else players - 1)
         for seat in range(players):
             if team_of(cfg, seat) == side:
                 s.hand_points[seat] = points
                 s.rewards[seat] = 1.0 / winners
             else:
                 s.rewards[seat] = -1.0 / (players - winners)
-        if cfg.reward == 1:
+        if cfg[0].reward == 1:
             mean = 0.0
             for seat in range(players):
                 mean += s.hand_points[seat]
             mean /= players
             for seat in range(players):
-                s.rewards[seat] = (s.hand_points[seat] - mean) / cfg.points_scale
+                s.rewards[seat] = (s.hand_points[seat] - mean) / cfg[0].points_scale
     for seat in range(players):
         s.match_points[seat] += s.hand_points[seat]
-    if cfg.match:
+    if cfg[0].match:
         for seat in range(players):
-            if s.match_points[seat] >= cfg.target:
+            if s.match_points[seat] >= cfg[0].target:
                 s.game_over = 1
                 return GAME_OVER
         s.hand_number += 1
@@ -479,9 +485,9 @@ def observe(state, cfg, g, seat, out):
     """
     out[:] = 0.0
     s = state[g]
-    players = cfg.num_players
-    tiles = cfg.num_tiles
-    numbers = cfg.set_size + 1
+    players = cfg[0].num_players
+    tiles = cfg[0].num_tiles
+    numbers = cfg[0].set_size + 1
     sizes = layout_sizes(cfg)
     offsets = np.zeros(len(sizes) + 1, np.int64)
     for i in range(len(sizes)):
@@ -499,7 +505,7 @@ def observe(state, cfg, g, seat, out):
     for r in range(players):
         other = (seat + r) % players
         out[hand_sizes + r] = s.hand_count[other] / tiles
-        out[points + r] = s.match_points[other] / cfg.target
+        out[points + r] = s.match_points[other] / cfg[0].target
         if r > 0:
             for n in range(numbers):
                 out[voids + (r - 1) * numbers + n] = s.voids[other, n]
@@ -532,7 +538,7 @@ def batch_step(state, cfg, actions, obs, mask, seat, rewards, done, hand_over, h
     """Step every game; a game that ends restarts at once, so ``obs``/``mask``/``seat`` are its
     new first position while ``rewards``/``done`` report the end. ``hand_over`` and
     ``hand_points`` report hands that ended on this step (in a match, before the episode ends)."""
-    players = cfg.num_players
+    players = cfg[0].num_players
     for g in range(state.shape[0]):
         status = step(state, cfg, g, actions[g])
         s = state[g]

@@ -1,0 +1,167 @@
+"""Hungarian Dominoes: options, deals, action names and the text table.
+
+The rules themselves are in :mod:`domino_env.games.hungarian_rules`; this module only translates
+between users and that engine.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from domino_env import options as opt
+from domino_env.game import Game, layout_from_sizes
+from domino_env.games import hungarian_rules as rules
+from domino_env.tiles import parse_tile, tile_name
+
+SIDES = ("left", "right")
+
+
+class HungarianGame(Game):
+    """Hungarian Dominoes (RULES.md section 3): no boneyard, 4 tiles set aside unseen, and each
+    turn a run of tiles that the player must keep extending while one fits.
+
+    Options: ``num_players`` (2-4, default 2; 12, 8 or 6 tiles each), ``open_ends`` (1, default,
+    or 2), ``end_on_domino`` (default True; False plays on until the hand is blocked), ``match``
+    (a whole match as one episode), ``limit`` (default 100: the first total to reach it loses the
+    match), ``elimination`` (with ``match``: players reaching the limit drop out until one is
+    left), ``reward`` (``"win"`` or ``"points"``, the latter over the set's 168 pips).
+
+    Actions are ``"play a-b on left"`` / ``"play a-b on right"`` and ``"pass"``. With one open
+    end the first tile's side is the end that stays open (``on left`` keeps ``a`` open, ``on
+    right`` keeps ``b``) and later tiles go on that side; with two, the first tile is played
+    ``on left``. A player who cannot play at the start of their turn passes; a player who can
+    must keep playing, and the turn moves on by itself when no tile fits the run's end.
+
+    Deals for ``reset(options={"deal": ...})``: ``{"hands": [...], "set_aside": [...],
+    "leader": seat}``; ``set_aside`` may be omitted (the undealt tiles), and without
+    ``leader`` the first leader is drawn by lot from the seed.
+    """
+
+    name = "hungarian"
+    title = "Hungarian Dominoes"
+    rules = rules
+    defaults: dict[str, Any] = {
+        "num_players": 2,
+        "open_ends": 1,
+        "end_on_domino": True,
+        "match": False,
+        "limit": 100,
+        "elimination": False,
+        "reward": "win",
+    }
+
+    def __init__(self, **options: Any) -> None:
+        opt.refuse_unknown(self.name, options, self.defaults)
+        values = {**self.defaults, **options}
+        self.options = values
+        super().__init__(self._make_config(values))
+        self.num_players = self.config.num_players
+        self.num_actions = rules.num_actions(self.config)
+        self.observation_size = int(rules.observation_size(self.packed_config))
+        self.observation_layout = layout_from_sizes(rules.OBSERVATION_BLOCKS, rules.layout_sizes(self.packed_config))
+        self.observation_doc = dict(rules.OBSERVATION_BLOCKS)
+        self._index_actions()
+
+    def _make_config(self, v: dict[str, Any]) -> rules.HungarianConfig:
+        match = opt.boolean("match", v["match"])
+        elimination = opt.boolean("elimination", v["elimination"])
+        if elimination and not match:
+            raise ValueError("option elimination is a way to play a match: set match=True as well")
+        return rules.HungarianConfig(
+            num_players=opt.integer("num_players", v["num_players"], 2, rules.MAX_PLAYERS),
+            open_ends=opt.integer("open_ends", v["open_ends"], 1, 2),
+            end_on_domino=int(opt.boolean("end_on_domino", v["end_on_domino"])),
+            match=int(match),
+            limit=opt.integer("limit", v["limit"], 1),
+            elimination=int(elimination),
+            reward=opt.choice("reward", v["reward"], rules.REWARD_NAMES),
+        )
+
+    # ------------------------------------------------------------------ seats
+    def seats_in_play(self, state: np.ndarray, game: int) -> list[int]:
+        """Seats not eliminated (in a plain match the loser also leaves this list once the match
+        is over). An environment removes the agents of the other seats."""
+        return [seat for seat in range(self.num_players) if not state[game]["lost"][seat]]
+
+    # ------------------------------------------------------------------ deals
+    def prepare_deal(self, deal: dict[str, Any]) -> tuple[np.ndarray, int]:
+        """Check ``deal`` and return (tile order: hands in seat order then the tiles set aside,
+        leader or -1 for a leader drawn by lot)."""
+        cfg = self.config
+        if not isinstance(deal, dict):
+            raise TypeError(f"a deal must be a dict with 'hands' and 'set_aside', got {type(deal).__name__}")
+        known = {"hands", "set_aside", "leader"}
+        extra = set(deal) - known
+        if extra:
+            raise ValueError(
+                f"{self.name} deals have no {', '.join(sorted(map(repr, extra)))} (there is no boneyard); "
+                f"keys: {sorted(known)}"
+            )
+        if "hands" not in deal:
+            raise ValueError("the deal has no 'hands'")
+        hands = deal["hands"]
+        if not isinstance(hands, (list, tuple)) or len(hands) != cfg.num_players:
+            raise ValueError(f"the deal must have {cfg.num_players} hands, one per seat")
+        size = rules.hand_size(cfg.num_players)
+        seen: dict[int, str] = {}
+        order: list[int] = []
+
+        def take(tile: object, where: str) -> None:
+            index = parse_tile(tile, 6)
+            if index in seen:
+                raise ValueError(f"tile {tile_name(index)} is dealt twice ({seen[index]} and {where})")
+            seen[index] = where
+            order.append(index)
+
+        for seat, hand in enumerate(hands):
+            if not isinstance(hand, (list, tuple)) or len(hand) != size:
+                got = len(hand) if isinstance(hand, (list, tuple)) else hand
+                raise ValueError(f"hand {seat} must hold {size} tiles, got {got}")
+            for tile in hand:
+                take(tile, f"hand {seat}")
+        set_aside = deal.get("set_aside")
+        if set_aside is not None:
+            if not isinstance(set_aside, (list, tuple)) or len(set_aside) != rules.SET_ASIDE_TILES:
+                raise ValueError(f"'set_aside' must hold the {rules.SET_ASIDE_TILES} undealt tiles")
+            for tile in set_aside:
+                take(tile, "the tiles set aside")
+        order.extend(t for t in range(rules.NUM_TILES) if t not in seen)
+        leader = deal.get("leader")
+        leader = -1 if leader is None else opt.integer("deal['leader']", leader, 0, cfg.num_players - 1)
+        return np.asarray(order, dtype=np.int8), leader
+
+    # ------------------------------------------------------------------ actions and text
+    def _action_tile(self, action: int) -> int:
+        return action // 2 if action < rules.PASS else -1
+
+    def _name_action(self, action: int) -> str:
+        if action == rules.PASS:
+            return "pass"
+        return f"play {tile_name(action // 2)} on {SIDES[action % 2]}"
+
+    def render(self, state: np.ndarray, game: int, agent_names: list[str]) -> str:
+        cfg = self.config
+        s = state[game]
+        first = int(s["line_first"])
+        line = "".join(f"[{a}|{b}]" for a, b in s["line_faces"][first : first + int(s["tiles_on_table"])])
+        if s["game_over"]:
+            status = "over"
+        else:
+            status = f"{agent_names[int(s['current'])]} to act"
+            if s["run_active"]:
+                bound = int(s["run_end"])
+                status += f", run on the {SIDES[bound]}" if bound >= 0 else ", run in progress"
+        open_ends = [f"{SIDES[side]} {int(s['ends'][side])}" for side in range(2) if s["ends"][side] >= 0]
+        lines = [
+            f"{self.title} · hand {int(s['hand_number']) + 1} · {status}",
+            f"line: {line or '(empty)'}" + (f"  · open: {', '.join(open_ends)}" if open_ends else ""),
+            f"set aside: {rules.SET_ASIDE_TILES} tiles, face down",
+        ]
+        for seat in range(cfg.num_players):
+            hand = [tile_name(t) for t in range(rules.NUM_TILES) if s["location"][t] == seat]
+            held = "out" if s["lost"][seat] else " ".join(hand) or "-"
+            lead = " (led)" if seat == s["leader"] else ""
+            lines.append(f"{agent_names[seat]}{lead}: {held}  · points {int(s['match_points'][seat])}")
+        return "\n".join(lines)

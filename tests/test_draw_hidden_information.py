@@ -1,0 +1,92 @@
+"""No leak: what a seat observes is unchanged when the tiles it cannot see are shuffled.
+
+The shuffle keeps everything public (hand sizes, the boneyard's size, the table, the history
+behind the known voids) and moves only faces the observer cannot know: other hands and the
+undrawn boneyard, in any order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import domino_env
+from agents import sample_legal
+from domino_env.games import draw_rules as rules
+from tests.configs import CONFIGS
+
+NAMES = ["draw-2p", "draw-4p-partners", "draw-2p-voluntary-reserve-points", "draw-3p-match-difference", "block-4p"]
+
+
+def mid_game_states(variant: str, options: dict, count: int = 300, seed: int = 3) -> list[np.ndarray]:
+    """Records of games caught at many different moments."""
+    batch = domino_env.make_batched(variant, count, **options)
+    rng = np.random.default_rng(seed)
+    _, mask, _ = batch.reset(seed=seed)
+    stop_after = rng.integers(0, 40, count)
+    snapshots: list[np.ndarray] = [None] * count  # type: ignore[list-item]
+    for step in range(40):
+        for g in np.flatnonzero(stop_after == step):
+            snapshots[g] = batch.state[g : g + 1].copy()
+        _, mask, _, _, _ = batch.step(sample_legal(mask, rng.random(count)))
+    return snapshots
+
+
+def shuffle_hidden(record: np.ndarray, cfg: rules.DrawConfig, observer: int, rng: np.random.Generator) -> np.ndarray:
+    """A copy of ``record`` with the tiles ``observer`` cannot see dealt anew into the same places."""
+    shuffled = record.copy()
+    s = shuffled[0]
+    loc = s["location"]
+    top, size = int(s["boneyard_top"]), int(s["boneyard_size"])
+    slots = [int(loc[t]) for t in range(cfg.num_tiles) if loc[t] >= 0 and loc[t] != observer]
+    slots += [rules.IN_BONEYARD] * (size - top)
+    hidden = [t for t in range(cfg.num_tiles) if (loc[t] >= 0 and loc[t] != observer) or loc[t] == rules.IN_BONEYARD]
+    assert len(hidden) == len(slots)
+    hidden = list(rng.permutation(hidden))
+    undrawn = []
+    for tile, slot in zip(hidden, slots, strict=True):
+        loc[tile] = slot
+        if slot == rules.IN_BONEYARD:
+            undrawn.append(tile)
+    s["boneyard"][top:size] = undrawn
+    return shuffled
+
+
+def views(game, record: np.ndarray, seat: int) -> tuple[np.ndarray, np.ndarray]:
+    obs = np.empty(game.observation_size, np.float32)
+    game.observe(record, 0, seat, obs)
+    mask = np.zeros(game.num_actions, np.int8)
+    if game.current_seat(record, 0) == seat:
+        game.legal_mask(record, 0, mask)
+    return obs, mask
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_observation_ignores_hidden_tiles(name: str) -> None:
+    variant, options = CONFIGS[name]
+    game = domino_env.make_game(variant, **options)
+    rng = np.random.default_rng(0)
+    changed = 0
+    for record in mid_game_states(variant, options):
+        for observer in range(game.num_players):
+            obs, mask = views(game, record, observer)
+            for _ in range(3):
+                other = shuffle_hidden(record, game.config, observer, rng)
+                changed += not np.array_equal(other["location"], record["location"])
+                other_obs, other_mask = views(game, other, observer)
+                assert np.array_equal(obs, other_obs)
+                assert np.array_equal(mask, other_mask)
+    assert changed > 1000, "the shuffles must actually move hidden tiles"
+
+
+def test_own_hand_is_visible() -> None:
+    """Control: moving a tile the observer holds does change its observation."""
+    variant, options = CONFIGS["draw-2p"]
+    game = domino_env.make_game(variant, **options)
+    record = mid_game_states(variant, options, count=5)[0]
+    loc = record[0]["location"]
+    mine = int(np.flatnonzero(loc[: game.config.num_tiles] == 0)[0])
+    theirs = int(np.flatnonzero(loc[: game.config.num_tiles] == 1)[0])
+    swapped = record.copy()
+    swapped[0]["location"][mine], swapped[0]["location"][theirs] = 1, 0
+    assert not np.array_equal(views(game, record, 0)[0], views(game, swapped, 0)[0])
