@@ -111,7 +111,8 @@ def num_actions(cfg: HungarianConfig) -> int:
     return NUM_ACTIONS
 
 
-def hand_size(players_in: int) -> int:
+@njit(cache=True)
+def hand_size(players_in):
     """Tiles dealt to each of ``players_in`` players: 2 -> 12, 3 -> 8, 4 -> 6 (4 set aside)."""
     return (NUM_TILES - SET_ASIDE_TILES) // players_in
 
