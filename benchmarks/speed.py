@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
-from numba import njit
 from pettingzoo import AECEnv
 
 import domino_env
+from agents import sample_legal
 from benchmarks import trivial_env
 
 WARMUP_SECONDS = 0.5
@@ -135,37 +135,16 @@ def time_openspiel(seconds: float) -> float:
 # ---------------------------------------------------------------------------------------------- batched
 
 
-@njit(cache=True)
-def seed_sampler(seed: int) -> None:
-    """Seed numba's own generator, which ``sample_legal`` draws from."""
-    np.random.seed(seed)
-
-
-@njit(cache=True)
-def sample_legal(mask: np.ndarray, actions: np.ndarray) -> None:
-    """A uniform legal action per game, compiled so that sampling does not hide the engine."""
-    for g in range(mask.shape[0]):
-        count = 0
-        for a in range(mask.shape[1]):
-            count += mask[g, a]
-        k = np.random.randint(0, count)
-        for a in range(mask.shape[1]):
-            if mask[g, a]:
-                if k == 0:
-                    actions[g] = a
-                    break
-                k -= 1
-
-
-def play_batched(env: domino_env.BatchedEnv, mask: np.ndarray, seconds: float) -> tuple[int, float, float, np.ndarray]:
+def play_batched(
+    env: domino_env.BatchedEnv, mask: np.ndarray, rng: np.random.Generator, seconds: float
+) -> tuple[int, float, float, np.ndarray]:
     """Step the batch with random legal actions for ``seconds``; returns batch steps, total time,
     time inside ``env.step`` alone (so the sampler's share can be taken out) and the last mask."""
-    actions = np.zeros(env.batch_size, np.int64)
     steps = 0
     step_time = 0.0
     start = time.perf_counter()
     while True:
-        sample_legal(mask, actions)
+        actions = sample_legal(mask, rng.random(env.batch_size))
         before = time.perf_counter()
         _obs, mask, _seat, _rewards, _done = env.step(actions)
         after = time.perf_counter()
@@ -180,9 +159,9 @@ def time_batched(batch_size: int, seconds: float) -> tuple[float, float]:
     sampler's time."""
     env = domino_env.make_batched("draw", batch_size=batch_size, num_players=2)
     _obs, mask, _seat = env.reset(seed=SEED)
-    seed_sampler(SEED)
-    *_, mask = play_batched(env, mask, WARMUP_SECONDS)
-    steps, elapsed, step_time, _ = play_batched(env, mask, seconds)
+    rng = np.random.default_rng(SEED)
+    *_, mask = play_batched(env, mask, rng, WARMUP_SECONDS)
+    steps, elapsed, step_time, _ = play_batched(env, mask, rng, seconds)
     return batch_size * steps / elapsed, batch_size * steps / step_time
 
 
