@@ -16,6 +16,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from domino_env.game import Game
+from domino_env.render_image import scene_image
 
 ILLEGAL_ACTION_MODES = ("raise", "penalty")
 ILLEGAL_PENALTY = -1.0
@@ -38,7 +39,7 @@ class DominoEnv(AECEnv):
     -1 for the offender and 0 for the others, as PettingZoo's classic environments do.
     """
 
-    metadata = {"render_modes": ["ansi"], "name": "dominoes", "is_parallelizable": False}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "name": "dominoes", "is_parallelizable": False}
 
     def __init__(self, game: Game, render_mode: str | None = None, illegal_action: str = "raise") -> None:
         super().__init__()
@@ -134,10 +135,14 @@ class DominoEnv(AECEnv):
         self._after_move()
         self._accumulate_rewards()
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """The table as text (``"ansi"``) or as an RGB image (``"rgb_array"``): the line of play,
+        then each seat's hand."""
         if self.render_mode is None:
-            gymnasium.logger.warn("render() was called without a render_mode; use render_mode='ansi'")
+            gymnasium.logger.warn("render() was called without a render_mode; use 'ansi' or 'rgb_array'")
             return None
+        if self.render_mode == "rgb_array":
+            return scene_image(self.game.scene(self._state, 0))
         return self.game.render(self._state, 0, self.possible_agents)
 
     def close(self) -> None:

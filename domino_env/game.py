@@ -122,6 +122,10 @@ class Game:
     def render(self, state: np.ndarray, game: int, agent_names: list[str]) -> str:
         raise NotImplementedError
 
+    def scene(self, state: np.ndarray, game: int) -> list[list[tuple[int, int]]]:
+        """Rows of tile faces to draw as an image: the table first, then each seat's hand."""
+        raise NotImplementedError
+
 
 def pack_config(config: NamedTuple) -> np.ndarray:
     """``config`` as a one-record numpy array with the same field names (read as

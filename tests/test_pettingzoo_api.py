@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pettingzoo
 import pytest
 from pettingzoo.test import api_test, seed_test
@@ -45,3 +46,13 @@ def test_render_ansi_shows_the_table() -> None:
     env.reset(seed=5)
     text = env.render()
     assert "Draw Dominoes" in text and "player_0" in text and "boneyard: 14 tiles" in text
+
+
+def test_render_rgb_array_draws_the_line_and_every_hand() -> None:
+    env = domino_env.make("draw", num_players=3, render_mode="rgb_array")
+    env.reset(seed=5)
+    before = env.render()
+    assert before.dtype == np.uint8 and before.ndim == 3 and before.shape[2] == 3
+    assert before.shape[0] == 4 * 28 + 4  # the line and three hands, 28 px a row
+    env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    assert not np.array_equal(before, env.render())

@@ -13,7 +13,7 @@ import numpy as np
 from domino_env import options as opt
 from domino_env.game import Game, layout_from_sizes
 from domino_env.games import draw_rules as rules
-from domino_env.tiles import SET_SIZES, num_tiles, parse_tile, tile_name, total_pips
+from domino_env.tiles import SET_SIZES, num_tiles, parse_tile, tile_faces, tile_name, total_pips
 
 # Most players each set can seat, and the default hand size (RULES.md section 1).
 MAX_PLAYERS_FOR_SET = {6: 5, 9: 9, 12: 10}
@@ -199,11 +199,24 @@ class DrawGame(Game):
             return "pass"
         return f"play {tile_name(action // 2)} on {('left', 'right')[action % 2]}"
 
+    def _line(self, state: np.ndarray, game: int) -> list[tuple[int, int]]:
+        """The line of play, left to right, each tile with its faces in line order."""
+        s = state[game]
+        first = int(s["line_first"])
+        return [(int(a), int(b)) for a, b in s["line_faces"][first : first + int(s["tiles_on_table"])]]
+
+    def _hand(self, state: np.ndarray, game: int, seat: int) -> list[int]:
+        location = state[game]["location"][: self.config.num_tiles]
+        return [int(t) for t in np.flatnonzero(location == seat)]
+
+    def scene(self, state: np.ndarray, game: int) -> list[list[tuple[int, int]]]:
+        hands = [[tile_faces(t) for t in self._hand(state, game, seat)] for seat in range(self.num_players)]
+        return [self._line(state, game), *hands]
+
     def render(self, state: np.ndarray, game: int, agent_names: list[str]) -> str:
         cfg = self.config
         s = state[game]
-        first = int(s["line_first"])
-        line = "".join(f"[{a}|{b}]" for a, b in s["line_faces"][first : first + int(s["tiles_on_table"])])
+        line = "".join(f"[{a}|{b}]" for a, b in self._line(state, game))
         status = "over" if s["game_over"] else f"{agent_names[int(s['current'])]} to act"
         lines = [
             f"{self.title} · hand {int(s['hand_number']) + 1} · {status}",
@@ -213,7 +226,7 @@ class DrawGame(Game):
             left = int(s["boneyard_size"] - s["boneyard_top"])
             lines.append(f"boneyard: {left} tiles ({int(rules.drawable(state, self.packed_config, game))} drawable)")
         for seat in range(cfg.num_players):
-            hand = [tile_name(t) for t in range(cfg.num_tiles) if s["location"][t] == seat]
+            hand = [tile_name(t) for t in self._hand(state, game, seat)]
             team = f" (team {seat % 2})" if cfg.partnerships else ""
             lines.append(f"{agent_names[seat]}{team}: {' '.join(hand) or '-'}  · points {int(s['match_points'][seat])}")
         return "\n".join(lines)
