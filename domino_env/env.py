@@ -132,6 +132,8 @@ class DominoEnv(AECEnv):
             self._pay_hand()
             if status == self._rules.GAME_OVER:
                 self.terminations = dict.fromkeys(self.agents, True)
+            else:
+                self._terminate_seats_out()
         self._after_move()
         self._accumulate_rewards()
 
@@ -173,8 +175,24 @@ class DominoEnv(AECEnv):
 
     # ------------------------------------------------------------------ internals
     def _after_move(self) -> None:
-        self.agent_selection = self.possible_agents[self._current[0]]
+        """Select the seat to act; agents that just finished (eliminated) step out first, as
+        PettingZoo expects, before play resumes with that seat."""
+        acting = self.possible_agents[self._current[0]]
+        finished = [agent for agent in self.agents if self.terminations[agent]]
+        if finished and len(finished) < len(self.agents):
+            self._skip_agent_selection = acting
+            self.agent_selection = finished[0]
+        else:
+            self.agent_selection = acting
         self._rules.legal_mask(self._state, self._config, 0, self._mask)
+
+    def _terminate_seats_out(self) -> None:
+        """Mark the agents of seats the game has eliminated as terminated (they leave
+        ``agents`` on their next, ``None``, step)."""
+        in_play = set(self.game.seats_in_play(self._state, 0))
+        for agent in self.agents:
+            if self.agent_seat[agent] not in in_play:
+                self.terminations[agent] = True
 
     def _pay_hand(self) -> None:
         self._hand_reported = True

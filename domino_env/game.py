@@ -78,6 +78,10 @@ class Game:
     def current_seat(self, state: np.ndarray, game: int) -> int:
         return int(state[game]["current"])
 
+    def seats_in_play(self, state: np.ndarray, game: int) -> list[int]:
+        """Seats still playing; variants that eliminate players override this."""
+        return list(range(self.num_players))
+
     def is_over(self, state: np.ndarray, game: int) -> bool:
         return bool(state[game]["game_over"])
 

@@ -33,13 +33,14 @@ CONFIGS: dict[str, dict] = {
     "3p-match": {"num_players": 3, "match": True, "limit": 60},
     "2p-two-ends-match-points": {"num_players": 2, "open_ends": 2, "match": True, "limit": 50, "reward": "points"},
     "4p-elimination": {"num_players": 4, "match": True, "elimination": True, "limit": 40},
-    "3p-two-ends-elimination-until-blocked": {
+    "3p-two-ends-elimination-until-blocked-points": {
         "num_players": 3,
         "open_ends": 2,
         "match": True,
         "elimination": True,
         "limit": 30,
         "end_on_domino": False,
+        "reward": "points",
     },
 }
 GAMES = 10_000
@@ -57,7 +58,7 @@ API_CONFIGS = [
     "4p-two-ends-until-blocked",
     "3p-match",
     "4p-elimination",
-    "3p-two-ends-elimination-until-blocked",
+    "3p-two-ends-elimination-until-blocked-points",
 ]
 
 
@@ -215,7 +216,7 @@ def check_tiles_accounted(state: np.ndarray, cfg: rules.HungarianConfig) -> None
         held = loc == seat
         for n in range(rules.NUMBERS):
             void = state["voids"][:, seat, n] == 1
-            assert not (void[:, None] & held & ((LOW == n) | (HIGH == n))[None]).any(), "a void is false"
+            assert not (void[:, None] & held & fits(np.full(len(state), n))).any(), "a void is false"
     assert ((loc == rules.SET_ASIDE).sum(1) == rules.SET_ASIDE_TILES).all()
     assert np.array_equal((loc == rules.ON_TABLE).sum(1), state["tiles_on_table"])
     assert ((loc >= 0) | (loc == rules.ON_TABLE) | (loc == rules.SET_ASIDE)).all()
@@ -407,6 +408,9 @@ def test_aec_and_batched_agree_step_by_step(name: str) -> None:
     episodes = 0
     while episodes < 4:
         agent = env.agent_selection
+        if env.terminations[agent] and not all(env.terminations.values()):
+            env.step(None)  # an eliminated player leaves the environment; the batch has no such step
+            continue
         view = env.observe(agent)
         assert env.agent_seat[agent] == seat[0]
         assert np.array_equal(view["observation"], obs[0])

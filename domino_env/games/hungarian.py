@@ -13,7 +13,7 @@ import numpy as np
 from domino_env import options as opt
 from domino_env.game import Game, layout_from_sizes
 from domino_env.games import hungarian_rules as rules
-from domino_env.tiles import parse_tile, tile_name
+from domino_env.tiles import parse_tile, tile_faces, tile_name
 
 SIDES = ("left", "right")
 
@@ -58,7 +58,7 @@ class HungarianGame(Game):
         self.options = values
         super().__init__(self._make_config(values))
         self.num_players = self.config.num_players
-        self.num_actions = rules.num_actions(self.config)
+        self.num_actions = rules.NUM_ACTIONS
         self.observation_size = int(rules.observation_size(self.packed_config))
         self.observation_layout = layout_from_sizes(rules.OBSERVATION_BLOCKS, rules.layout_sizes(self.packed_config))
         self.observation_doc = dict(rules.OBSERVATION_BLOCKS)
@@ -141,11 +141,22 @@ class HungarianGame(Game):
             return "pass"
         return f"play {tile_name(action // 2)} on {SIDES[action % 2]}"
 
-    def render(self, state: np.ndarray, game: int, agent_names: list[str]) -> str:
-        cfg = self.config
+    def _line(self, state: np.ndarray, game: int) -> list[tuple[int, int]]:
+        """The line of play, left to right, each tile with its faces in line order."""
         s = state[game]
         first = int(s["line_first"])
-        line = "".join(f"[{a}|{b}]" for a, b in s["line_faces"][first : first + int(s["tiles_on_table"])])
+        return [(int(a), int(b)) for a, b in s["line_faces"][first : first + int(s["tiles_on_table"])]]
+
+    def _hand(self, state: np.ndarray, game: int, seat: int) -> list[int]:
+        return [int(t) for t in np.flatnonzero(state[game]["location"] == seat)]
+
+    def scene(self, state: np.ndarray, game: int) -> list[list[tuple[int, int]]]:
+        hands = [[tile_faces(t) for t in self._hand(state, game, seat)] for seat in range(self.num_players)]
+        return [self._line(state, game), *hands]
+
+    def render(self, state: np.ndarray, game: int, agent_names: list[str]) -> str:
+        s = state[game]
+        line = "".join(f"[{a}|{b}]" for a, b in self._line(state, game))
         if s["game_over"]:
             status = "over"
         else:
@@ -159,9 +170,8 @@ class HungarianGame(Game):
             f"line: {line or '(empty)'}" + (f"  · open: {', '.join(open_ends)}" if open_ends else ""),
             f"set aside: {rules.SET_ASIDE_TILES} tiles, face down",
         ]
-        for seat in range(cfg.num_players):
-            hand = [tile_name(t) for t in range(rules.NUM_TILES) if s["location"][t] == seat]
-            held = "out" if s["lost"][seat] else " ".join(hand) or "-"
-            lead = " (led)" if seat == s["leader"] else ""
-            lines.append(f"{agent_names[seat]}{lead}: {held}  · points {int(s['match_points'][seat])}")
+        for seat in range(self.num_players):
+            hand = " ".join(tile_name(t) for t in self._hand(state, game, seat)) or "-"
+            tags = (" (led)" if seat == s["leader"] else "") + (" (out)" if s["lost"][seat] else "")
+            lines.append(f"{agent_names[seat]}{tags}: {hand}  · points {int(s['match_points'][seat])}")
         return "\n".join(lines)

@@ -45,14 +45,14 @@ from numba import njit
 
 from domino_env.games.draw_rules import LEFT, NO_END, ON_TABLE, RIGHT, fits, place
 from domino_env.rng import below, shuffle
-from domino_env.tiles import MAX_TILES, TILE_HIGH, TILE_LOW, TILE_VALUE
+from domino_env.tiles import MAX_TILES, TILE_HIGH, TILE_LOW, TILE_VALUE, total_pips
 
 MAX_PLAYERS = 4
 NUM_TILES = 28  # always the double-six set
 NUMBERS = 7  # 0 .. 6
 SET_ASIDE_TILES = 4  # never used in a hand: 24 tiles are dealt to 2, 3 or 4 players
 LARGEST_HAND = (NUM_TILES - SET_ASIDE_TILES) // 2
-POINTS_SCALE = 168  # total pips of the set: no player holds more, so |points reward| <= 1
+POINTS_SCALE = total_pips(6)  # 168: no player holds more, so |points reward| <= 1
 
 # Where a tile is (the ``location`` field); 0 .. P-1 means in that seat's hand.
 SET_ASIDE = -1
@@ -65,7 +65,7 @@ HAND_OVER = 1  # a hand of a match ended and the next hand has been dealt
 GAME_OVER = 2  # the episode ended
 
 PASS = 2 * NUM_TILES
-NUM_ACTIONS = 2 * NUM_TILES + 1
+NUM_ACTIONS = 2 * NUM_TILES + 1  # a play per (tile, side), then pass
 
 STATE_DTYPE = np.dtype(
     (
@@ -106,11 +106,6 @@ class HungarianConfig(NamedTuple):
     reward: int  # index into REWARD_NAMES
 
 
-def num_actions(cfg: HungarianConfig) -> int:
-    """Size of the action space: a play per (tile, side), then pass."""
-    return NUM_ACTIONS
-
-
 @njit(cache=True)
 def hand_size(players_in):
     """Tiles dealt to each of ``players_in`` players: 2 -> 12, 3 -> 8, 4 -> 6 (4 set aside)."""
@@ -145,6 +140,7 @@ OBSERVATION_BLOCKS = (
 
 @njit(cache=True)
 def observation_size(cfg):
+    """Length of the observation vector."""
     total = 0
     for size in layout_sizes(cfg):
         total += size
@@ -241,6 +237,7 @@ def start_hand(state, cfg, g):
 
 @njit(cache=True)
 def reset_match(state, g):
+    """Clear what belongs to a whole match: totals, eliminations, the last rewards."""
     s = state[g]
     s.match_points[:] = 0
     s.hand_points[:] = 0
