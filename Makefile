@@ -1,23 +1,26 @@
 # Two commands for a fresh machine:
-#   make demo   set up, then play the built-in agents (one game shown, then a results table)
+#   make demo   set up, train a short self-play run on draw (2 players), then evaluate it
 #   make test   set up, then run the whole test suite
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test lint bench clean
+.PHONY: setup demo test bench clean
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[bench,dev]"
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[train,bench,dev]"
 	touch $(STAMP)
 
 setup: $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/python -m agents.tournament --variant draw --players 2 --agents greedy random --episodes 2000
+	rm -rf runs/demo
+	$(BIN)/python -m training train --config configs/draw_2p.yaml --name demo \
+		ppo.total_env_steps=3000000 run.time_limit_minutes=4 eval.every=10 eval.games=256
+	$(BIN)/python -m training evaluate runs/demo greedy random --against greedy random --games 2000
 
 test: $(STAMP)
 	$(BIN)/ruff check .

@@ -7,8 +7,9 @@ and the agents call it through the methods below, so there is exactly one implem
 each rule.
 
 A rules module provides ``STATE_DTYPE`` and the compiled functions ``start_game``,
-``start_game_from_deal``, ``step``, ``legal_mask``, ``observe``, ``batch_reset`` and
-``batch_step`` with the signatures of :mod:`domino_env.games.draw_rules`.
+``start_game_from_deal``, ``step``, ``legal_mask``, ``observe``, ``batch_reset``,
+``batch_step`` and, for search agents, ``determinize`` with the signatures of
+:mod:`domino_env.games.draw_rules`.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ class Game:
     name: str
     title: str
     rules: ModuleType
+    options: dict[str, Any]  # the rule options, defaults filled in
     config: NamedTuple  # the rules' integers, readable from Python
     packed_config: np.ndarray  # the same as a one-record array: what the compiled calls take
     num_players: int
@@ -74,6 +76,13 @@ class Game:
 
     def observe(self, state: np.ndarray, game: int, seat: int, out: np.ndarray) -> None:
         self.rules.observe(state, self.packed_config, game, seat, out)
+
+    def determinize(self, state: np.ndarray, game: int, observer: int, out: np.ndarray, out_game: int) -> bool:
+        """Write into ``out[out_game]`` a complete game ``observer`` cannot tell from game ``game``:
+        what it sees is kept, the tiles it cannot see are dealt anew at random with ``out``'s own
+        generator (see the rules module's ``determinize``). Returns whether the draw is exactly
+        uniform over the consistent deals."""
+        return bool(self.rules.determinize(state, self.packed_config, game, observer, out, out_game))
 
     def current_seat(self, state: np.ndarray, game: int) -> int:
         return int(state[game]["current"])

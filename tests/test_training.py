@@ -1,0 +1,245 @@
+"""The training package: masked distribution, configs, smoke runs, resume, checkpoints, arena."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import training.arena as arena_module
+from agents import make_agent
+from agents.tournament import Record
+from domino_env import make_game
+from training import checkpoint as ckpt
+from training.arena import bradley_terry, run_arena
+from training.cli import main as cli_main
+from training.config import ConfigError, build_config, load_config
+from training.logger import MetricsLogger
+from training.network import ILLEGAL_LOGIT, PolicyNetwork, legal_entropy, masked_distribution
+from training.policy import PolicyAgent
+from training.ppo import train
+
+CONFIGS = sorted(Path("configs").glob("*.yaml"))
+TINY = [
+    "ppo.num_envs=16",
+    "ppo.rollout_steps=8",
+    "ppo.total_env_steps=384",
+    "ppo.update_epochs=1",
+    "eval.every=1",
+    "eval.games=8",
+    "pool.snapshot_every=1",
+    "run.checkpoint_every=1",
+    "run.time_limit_minutes=0",
+    "network.hidden_sizes=[32]",
+]
+
+
+# ------------------------------------------------------------------------------------- masked PPO
+
+
+def test_masked_distribution_never_samples_illegal_actions_and_gives_them_no_gradient() -> None:
+    torch.manual_seed(0)
+    logits = torch.randn(512, 9, requires_grad=True)
+    mask = torch.rand(512, 9) < 0.3
+    mask[:, 4] = True  # every row has a legal action
+    distribution = masked_distribution(logits, mask)
+    samples = distribution.sample((50,))
+    assert mask.gather(1, samples.T).all()
+    assert (distribution.probs[~mask] == 0).all()
+    assert torch.isfinite(distribution.logits).all()
+    entropy = legal_entropy(distribution, mask)
+    (distribution.log_prob(samples[0]).sum() + entropy.sum()).backward()
+    assert (logits.grad[~mask] == 0).all()
+    assert (logits.grad[mask] != 0).any()
+    assert ILLEGAL_LOGIT < -1e8
+
+
+def test_entropy_counts_legal_actions_only() -> None:
+    logits = torch.zeros(1, 6)
+    mask = torch.tensor([[1, 1, 0, 0, 0, 0]], dtype=torch.bool)
+    entropy = legal_entropy(masked_distribution(logits, mask), mask)
+    assert entropy.item() == pytest.approx(np.log(2), abs=1e-6)
+
+
+# ------------------------------------------------------------------------------------- configs
+
+
+def test_every_shipped_config_loads() -> None:
+    assert {p.stem for p in CONFIGS} >= {"draw_2p", "draw_4p_partners", "block_2p", "hungarian_3p"}
+    for path in CONFIGS:
+        config = load_config(path)
+        assert config.run.name == f"{path.stem}_seed{config.run.seed}"
+        make_game(config.env.variant, **config.env.options)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        (["ppo.lerning_rate=0.1"], "did you mean ppo.learning_rate"),
+        (["ppo.num_envs=many"], "ppo.num_envs must be an integer"),
+        (["ppo.num_envs=0"], "ppo.num_envs must be positive"),
+        (["ppo.gamma=1.5"], "ppo.gamma must lie in [0, 1]"),
+        (["pool.baselines=[random, wizard]"], "unknown agent 'wizard'"),
+        (["env.options={num_players: 11}"], "env: option num_players"),
+        (["env.variant=chess"], "unknown variant 'chess'"),
+        (["run.device=tpu"], "run.device"),
+        (["nonsense"], "section.key=value"),
+    ],
+)
+def test_bad_configs_are_refused_with_a_clear_message(overrides: list[str], message: str) -> None:
+    with pytest.raises(ConfigError, match=__import__("re").escape(message)):
+        load_config("configs/draw_2p.yaml", overrides)
+
+
+def test_overrides_reach_nested_fields() -> None:
+    config = build_config({"env": {"variant": "block"}}, ["ppo.learning_rate=0.001", "env.options={num_players: 4}"])
+    assert config.ppo.learning_rate == 0.001
+    assert config.env.options == {"num_players": 4}
+
+
+# ------------------------------------------------------------------------------------- training runs
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.stem)
+def test_every_config_trains_a_few_updates(path: Path, tmp_path: Path) -> None:
+    config = load_config(path, [*TINY, f"run.dir={tmp_path}"])
+    folder = train(config, tmp_path / "run")
+    assert folder.name == "update_000003"
+    network = ckpt.load_network(folder, make_game(config.env.variant, **config.env.options))
+    assert network.hidden_sizes == [32]
+    assert (tmp_path / "run" / "learning_curve.png").is_file()
+    header = (tmp_path / "run" / "metrics.csv").read_text().splitlines()[0]
+    assert "eval/vs_greedy" in header and "speed/env_steps_per_second" in header
+    assert list((tmp_path / "run" / "tensorboard").iterdir())
+
+
+def test_a_killed_run_resumes_from_its_checkpoint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = load_config("configs/draw_2p.yaml", [*TINY, "ppo.total_env_steps=640"])  # 5 updates
+    run_dir = tmp_path / "run"
+    original_log = MetricsLogger.log
+
+    def dies_after_two(self, step, values):  # the process is killed during update 3
+        if step > 2 * 128:
+            raise KeyboardInterrupt
+        original_log(self, step, values)
+
+    monkeypatch.setattr(MetricsLogger, "log", dies_after_two)
+    with pytest.raises(KeyboardInterrupt):
+        train(config, run_dir)
+    assert ckpt.latest_checkpoint(run_dir).name == "update_000002"
+    saved = ckpt.load_network(ckpt.latest_checkpoint(run_dir), make_game("draw", num_players=2)).state_dict()
+
+    monkeypatch.setattr(MetricsLogger, "log", original_log)
+    resumed_weights = {}
+    original_train_state = ckpt.load_network
+
+    def spy(path, game):
+        network = original_train_state(path, game)
+        resumed_weights.update(network.state_dict())
+        return network
+
+    monkeypatch.setattr(ckpt, "load_network", spy)
+    folder = train(config, run_dir, resume=True)
+    assert folder.name == "update_000005"
+    assert all(torch.equal(saved[k], resumed_weights[k]) for k in saved)
+    state = ckpt.load_training_state(folder)
+    assert state["progress"]["update"] == 5 and state["progress"]["env_steps"] == 5 * 128
+    steps = [line.split(",")[0] for line in (run_dir / "metrics.csv").read_text().splitlines()[1:]]
+    assert steps == [str(128 * u) for u in range(1, 6)]  # updates 1-2, then 3-5 after the resume
+
+
+def test_resume_cli_refuses_a_folder_without_checkpoint(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    (tmp_path / "config.yaml").write_text("env: {variant: draw}\n")
+    with pytest.raises(SystemExit):
+        cli_main(["train", "--resume", str(tmp_path)])
+    assert "no complete checkpoint" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------------- checkpoints
+
+
+def test_mismatched_or_damaged_checkpoints_are_refused(tmp_path: Path) -> None:
+    draw = make_game("draw", num_players=2)
+    ckpt.save_model(tmp_path / "draw", PolicyNetwork(draw.observation_size, draw.num_actions, [16]), draw)
+    assert ckpt.load_network(tmp_path / "draw", draw).hidden_sizes == [16]
+    with pytest.raises(ckpt.CheckpointError, match="variant='draw'"):
+        ckpt.load_network(tmp_path / "draw", make_game("block", num_players=2))
+    with pytest.raises(ckpt.CheckpointError, match="options"):
+        ckpt.load_network(tmp_path / "draw", make_game("draw", num_players=2, voluntary_draw=True))
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / ckpt.MODEL_FILE).write_bytes(b"not a safetensors file")
+    with pytest.raises(ckpt.CheckpointError, match="not a readable"):
+        ckpt.load_network(tmp_path / "bad", draw)
+    with pytest.raises(ckpt.CheckpointError, match="no checkpoint"):
+        ckpt.load_network(tmp_path / "missing", draw)
+
+
+# ------------------------------------------------------------------------------------- arena
+
+
+def test_arena_counts_rotation_and_intervals_on_a_fixed_outcome_match(monkeypatch: pytest.MonkeyPatch) -> None:
+    """'strong' wins 3 of every 4 episodes from whichever seat; the arena must report that."""
+    game = make_game("draw", num_players=2)
+    seen_lineups = []
+
+    def fixed_match(game, agents, episodes, seed=0, batch_size=256):
+        seen_lineups.append([a.name for a in agents])
+        strong_first = agents[0].name == "strong"
+        records = [Record(agents[0].name), Record(agents[1].name)]
+        for episode in range(episodes):
+            strong_wins = episode % 4 != 3
+            first_wins = strong_wins == strong_first
+            for seat, record in enumerate(records):
+                won = first_wins == (seat == 0)
+                record.episodes += 1
+                record.wins += won
+                record.hands += 1
+                record.points += 10 if won else 0
+                record.per_episode_reward.append(1.0 if won else -1.0)
+        return records
+
+    monkeypatch.setattr(arena_module, "rotated_match", fixed_match)
+    strong, weak = make_agent("greedy", game), make_agent("random", game, seed=1)
+    strong.name, weak.name = "strong", "weak"
+    result = run_arena(game, {"strong": strong, "weak": weak}, episodes=400)
+    assert seen_lineups == [["strong", "weak"], ["weak", "strong"]]
+    first, second = result.matchups
+    assert (first.policy, first.episodes, first.wins) == ("strong", 400, 300)
+    assert (second.policy, second.wins) == ("weak", 100)
+    low, high = first.interval()
+    assert (low, high) == pytest.approx((0.7052, 0.7898), abs=1e-3)  # Wilson, n=400, p=0.75
+    assert first.verdict == "above" and second.verdict == "below"
+    assert first.points / first.hands == pytest.approx(7.5)
+    assert result.ratings["strong"] - result.ratings["weak"] == pytest.approx(400 * np.log10(3), abs=15)
+
+
+def test_bradley_terry_recovers_elo_differences() -> None:
+    beats = np.array([[0, 760, 910], [240, 0, 760], [90, 240, 0]], float)
+    ratings = bradley_terry(["a", "b", "c"], beats)
+    assert ratings["a"] - ratings["b"] == pytest.approx(200, abs=10)
+    assert ratings["b"] - ratings["c"] == pytest.approx(200, abs=10)
+
+
+def test_real_arena_with_a_network_policy(tmp_path: Path) -> None:
+    game = make_game("draw", num_players=3)
+    policy = PolicyAgent(PolicyNetwork(game.observation_size, game.num_actions, [16]), name="net")
+    result = run_arena(game, {"net": policy, "greedy": make_agent("greedy", game)}, episodes=90)
+    assert [m.episodes for m in result.matchups] == [90, 90]
+    assert all(m.fair_share == pytest.approx(1 / 3) for m in result.matchups)
+    result.write(tmp_path)
+    assert "| net | greedy | 90 |" in (tmp_path / "arena.md").read_text()
+    assert (tmp_path / "arena.csv").read_text().count("\n") == 3
+
+
+def test_evaluate_command_prints_the_table(capsys: pytest.CaptureFixture) -> None:
+    cli_main(["evaluate", "greedy", "random", "--variant", "block", "--games", "40"])
+    out = capsys.readouterr().out
+    assert "| greedy | random | 40 |" in out and "rating" in out
+
+
+def test_evaluate_refuses_an_unknown_policy(capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(SystemExit):
+        cli_main(["evaluate", "greedy", "nobody", "--variant", "draw"])
+    assert "'nobody' is neither an agent" in capsys.readouterr().err

@@ -1,0 +1,5 @@
+"""``python -m training``: see :mod:`training.cli`."""
+
+from training.cli import main
+
+main()

@@ -1,0 +1,143 @@
+"""The evaluation arena: any set of policies against each other, with ratings.
+
+Every ordered pair (A, B) of policies plays as "A against a table of B": A in one seat and B in
+all others (with partnerships, A's team against B's team). Seats are rotated over the same
+deals, so every policy plays each deal from each seat. The arena reports win rates with 95%
+Wilson intervals against the fair share (1/P, or 1/2 for teams), mean points per hand, and a
+rating on the Elo scale fitted to all results at once (Bradley-Terry; with more than two
+players each episode counts as its winners beating each losing policy).
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from dataclasses import dataclass
+from itertools import permutations
+from pathlib import Path
+
+import numpy as np
+
+from agents.base import Agent
+from agents.tournament import rotated_match
+from domino_env.game import Game
+
+ELO_SCALE = 400.0 / math.log(10.0)
+ELO_MEAN = 1500.0
+
+
+@dataclass
+class Matchup:
+    policy: str
+    opponent: str
+    episodes: int
+    wins: int
+    hands: int
+    points: int
+    fair_share: float
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.episodes if self.episodes else 0.0
+
+    def interval(self, z: float = 1.96) -> tuple[float, float]:
+        """Wilson score interval of the win rate."""
+        n, p = self.episodes, self.win_rate
+        if n == 0:
+            return 0.0, 1.0
+        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+        return max(0.0, centre - half), min(1.0, centre + half)
+
+    @property
+    def verdict(self) -> str:
+        low, high = self.interval()
+        return "above" if low > self.fair_share else "below" if high < self.fair_share else "level"
+
+
+@dataclass
+class ArenaResult:
+    matchups: list[Matchup]
+    ratings: dict[str, float]
+
+    def markdown(self) -> str:
+        lines = [
+            "| policy | against a table of | episodes | win rate | 95% interval | fair share | verdict "
+            "| points / hand |",
+            "|---|---|---:|---:|---|---:|---|---:|",
+        ]
+        for m in self.matchups:
+            low, high = m.interval()
+            lines.append(
+                f"| {m.policy} | {m.opponent} | {m.episodes} | {m.win_rate:.3f} | [{low:.3f}, {high:.3f}] | "
+                f"{m.fair_share:.3f} | {m.verdict} | {m.points / max(m.hands, 1):.2f} |"
+            )
+        lines += ["", "| policy | rating (Elo scale) |", "|---|---:|"]
+        lines += [f"| {name} | {rating:.0f} |" for name, rating in sorted(self.ratings.items(), key=lambda x: -x[1])]
+        return "\n".join(lines)
+
+    def write(self, folder: str | Path) -> None:
+        """``arena.md`` and ``arena.csv`` in ``folder``."""
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "arena.md").write_text(self.markdown() + "\n")
+        with (folder / "arena.csv").open("w", newline="") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(["policy", "opponent", "episodes", "wins", "win_rate", "low", "high", "fair_share",
+                             "points_per_hand", "rating"])  # fmt: skip
+            for m in self.matchups:
+                low, high = m.interval()
+                writer.writerow([m.policy, m.opponent, m.episodes, m.wins, f"{m.win_rate:.4f}", f"{low:.4f}",
+                                 f"{high:.4f}", f"{m.fair_share:.4f}", f"{m.points / max(m.hands, 1):.3f}",
+                                 f"{self.ratings[m.policy]:.1f}"])  # fmt: skip
+
+
+def fair_share(game: Game) -> float:
+    return 0.5 if getattr(game.config, "partnerships", 0) else 1.0 / game.num_players
+
+
+def lineup(game: Game, policy: Agent, opponent: Agent) -> list[Agent]:
+    """``policy`` in seat 0 (and its partner's seat) and ``opponent`` everywhere else."""
+    if getattr(game.config, "partnerships", 0):
+        return [policy, opponent, policy, opponent]
+    return [policy] + [opponent] * (game.num_players - 1)
+
+
+def bradley_terry(names: list[str], beats: np.ndarray, iterations: int = 500) -> dict[str, float]:
+    """Ratings on the Elo scale from ``beats[i, j]`` (times i beat j), by the MM algorithm.
+    Every pair gets half a virtual win each way so that unbeaten policies stay finite."""
+    wins = beats + 0.5 * (1 - np.eye(len(names)))
+    games = wins + wins.T
+    strength = np.ones(len(names))
+    for _ in range(iterations):
+        denominator = (games / (strength[:, None] + strength[None, :])).sum(1)
+        strength = wins.sum(1) / denominator
+        strength /= np.exp(np.log(strength).mean())
+    return {name: ELO_MEAN + ELO_SCALE * math.log(s) for name, s in zip(names, strength, strict=True)}
+
+
+def run_arena(
+    game: Game, policies: dict[str, Agent], episodes: int, seed: int = 0, opponents: list[str] | None = None
+) -> ArenaResult:
+    """Play every policy against a table of every other (or only of ``opponents``)."""
+    names = list(policies)
+    index = {name: i for i, name in enumerate(names)}
+    beats = np.zeros((len(names), len(names)))
+    matchups: list[Matchup] = []
+    for a, b in permutations(names, 2):
+        if opponents is not None and b not in opponents:
+            continue
+        seated = lineup(game, policies[a], policies[b])
+        records = rotated_match(game, seated, episodes, seed=seed)
+        rewards = np.array([r.per_episode_reward for r in records]).T  # [episodes, seats]
+        matchups.append(
+            Matchup(a, b, records[0].episodes, records[0].wins, records[0].hands, records[0].points, fair_share(game))
+        )
+        owner = [index[a] if agent is policies[a] else index[b] for agent in seated]
+        for episode in rewards:
+            winners = {owner[s] for s in range(len(owner)) if episode[s] > 0}
+            losers = {owner[s] for s in range(len(owner)) if episode[s] < 0} - winners
+            for w in winners:
+                for loser in losers:
+                    beats[w, loser] += 1
+    return ArenaResult(matchups, bradley_terry(names, beats))

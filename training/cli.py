@@ -1,0 +1,234 @@
+"""The command line: ``train``, ``evaluate`` and ``play``.
+
+python -m training train --config configs/draw_2p.yaml --seed 1 [section.key=value ...]
+python -m training train --resume runs/draw_2p_seed1
+python -m training evaluate runs/draw_2p_seed1 greedy random --games 2000
+python -m training play draw_2p            # you against the shipped draw_2p agent
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from agents import AGENTS, make_agent
+from agents.base import Agent
+from domino_env import make_game, raw_env
+from domino_env.game import Game
+from training import checkpoint as ckpt
+from training.arena import run_arena
+from training.config import ConfigError, load_config
+from training.policy import PolicyAgent
+
+
+class UsageError(ValueError):
+    """A command line that cannot be carried out; printed without a traceback."""
+
+
+def parse_options(pairs: list[str]) -> dict[str, Any]:
+    options = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise UsageError(f"--option {pair!r} is not of the form key=value")
+        key, raw = pair.split("=", 1)
+        options[key] = yaml.safe_load(raw)
+    return options
+
+
+def resolve_game(args: argparse.Namespace, policies: list[str]) -> Game:
+    """The game named on the command line, else the one the first checkpoint was trained on."""
+    if args.variant:
+        return make_game(args.variant, **parse_options(args.option))
+    for name in policies:
+        path = ckpt.resolve_checkpoint(name)
+        if path is not None and name not in AGENTS:
+            variant, options = ckpt.game_of_checkpoint(path)
+            return make_game(variant, **(options | parse_options(args.option)))
+    raise UsageError("name the game with --variant (and --option key=value), or give a checkpoint")
+
+
+def load_policy(name: str, game: Game, seed: int, deterministic: bool = True) -> Agent:
+    """A built-in agent, a shipped pretrained agent, or a checkpoint (file, folder or run)."""
+    if name in AGENTS:
+        return make_agent(name, game, seed=seed)
+    path = ckpt.resolve_checkpoint(name)
+    if path is None:
+        known = ", ".join(list(AGENTS) + ckpt.pretrained_names())
+        raise UsageError(f"{name!r} is neither an agent ({known}) nor a checkpoint path")
+    label = Path(name).name if Path(name).exists() else name
+    return PolicyAgent(ckpt.load_network(path, game), name=label, deterministic=deterministic, seed=seed)
+
+
+# ---------------------------------------------------------------------------------------------- train
+
+
+def train_command(args: argparse.Namespace) -> None:
+    from training.ppo import train
+
+    if args.resume:
+        run_dir = Path(args.resume)
+        config = load_config(run_dir / ckpt.CONFIG_FILE)
+        print(f"resuming {run_dir} from {ckpt.latest_checkpoint(run_dir)}")
+        folder = train(config, run_dir, resume=True)
+    else:
+        if not args.config:
+            raise UsageError("train needs --config FILE (or --resume RUN_DIR)")
+        overrides = list(args.overrides)
+        for flag, key in (
+            ("seed", "run.seed"),
+            ("device", "run.device"),
+            ("name", "run.name"),
+            ("runs_dir", "run.dir"),
+        ):
+            if getattr(args, flag) is not None:
+                overrides.append(f"{key}={getattr(args, flag)}")
+        config = load_config(args.config, overrides)
+        run_dir = Path(config.run.dir) / config.run.name
+        if ckpt.latest_checkpoint(run_dir) is not None:
+            raise UsageError(f"{run_dir} already holds a run: use --resume {run_dir} or another --name")
+        folder = train(config, run_dir)
+    print(f"checkpoint: {folder}")
+    print(f"learning curve: {run_dir / 'learning_curve.png'}; metrics: {run_dir / 'metrics.csv'}")
+
+
+# ---------------------------------------------------------------------------------------------- evaluate
+
+
+def evaluate_command(args: argparse.Namespace) -> None:
+    if len(args.policies) < 2:
+        raise UsageError("evaluate needs at least two policies (agents, pretrained names or checkpoints)")
+    game = resolve_game(args, args.policies)
+    policies: dict[str, Agent] = {}
+    for i, name in enumerate(args.policies):
+        agent = load_policy(name, game, seed=args.seed + i, deterministic=not args.sample)
+        policies[agent.name if agent.name not in policies else f"{agent.name}#{i}"] = agent
+    against = [policies_name for policies_name in policies if policies_name in (args.against or policies)]
+    result = run_arena(game, policies, args.games, seed=args.seed, opponents=against if args.against else None)
+    print(f"{game.title}, {game.num_players} players, {args.games} episodes per matchup, seats rotated:\n")
+    print(result.markdown())
+    if args.out:
+        result.write(args.out)
+        print(f"\nwrote {Path(args.out) / 'arena.md'} and {Path(args.out) / 'arena.csv'}")
+
+
+# ---------------------------------------------------------------------------------------------- play
+
+
+def ask_action(env, agent: str) -> int:
+    """Read a legal action from the terminal, by its number in the list or by its name."""
+    legal = list(np.flatnonzero(env.observe(agent)["action_mask"]))
+    for number, action in enumerate(legal):
+        print(f"  [{number}] {env.action_name(action)}")
+    while True:
+        text = input("your move: ").strip()
+        if text.isdigit() and int(text) < len(legal):
+            return int(legal[int(text)])
+        try:
+            action = env.action_from_name(text)
+        except ValueError:
+            action = -1
+        if action in legal:
+            return int(action)
+        print("not a legal move: type its number or its name")
+
+
+def play_command(args: argparse.Namespace) -> None:
+    policies = [args.policy]
+    game = resolve_game(args, policies)
+    env = raw_env(game.name, render_mode="ansi", **game.options)
+    opponent = load_policy(args.policy, env.game, seed=args.seed)
+    human = None if args.watch else f"player_{args.seat}"
+    env.reset(seed=args.seed)
+    print(f"{game.title}: {'watching ' + opponent.name if human is None else 'you are ' + human}")
+    for agent in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        if agent == human:
+            print("\n" + visible_table(env, env.agent_seat[agent]))
+            action = ask_action(env, agent)
+        else:
+            action = opponent.act_one(observation)
+            print(f"{agent}: {env.action_name(action)}")
+        env.step(action)
+        if "hand_points" in env.infos.get(agent, {}):
+            print(f"hand over · points {[env.infos[a]['hand_points'] for a in env.agents]}")
+    print("\n" + env.render())
+
+
+def visible_table(env, seat: int) -> str:
+    """What ``seat`` may see: the table, its own hand and the other hands' sizes."""
+    rows = env.game.scene(env.state_array, 0)
+    players = env.game.num_players
+    table, hands = rows[:-players], rows[-players:]
+    lines = ["table: " + " ".join(f"[{a}|{b}]" for a, b in row) for row in table]
+    lines.append("your hand: " + " ".join(f"{a}-{b}" for a, b in hands[seat]))
+    lines.append("others hold: " + ", ".join(f"player_{s}: {len(h)}" for s, h in enumerate(hands) if s != seat))
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------- parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m training", description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    train = commands.add_parser("train", help="self-play training from a config")
+    train.add_argument("--config", help="YAML config (configs/*.yaml)")
+    train.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its last checkpoint")
+    train.add_argument("--seed", type=int)
+    train.add_argument("--device", help="auto, cpu or cuda")
+    train.add_argument("--name", help="run name (default: config name and seed)")
+    train.add_argument("--runs-dir", help="where runs are written (default runs/)")
+    train.add_argument("overrides", nargs="*", metavar="section.key=value", help="override any config field")
+    train.set_defaults(handler=train_command)
+
+    def add_game_flags(command: argparse.ArgumentParser) -> None:
+        command.add_argument("--variant", help="the game (default: the first checkpoint's)")
+        command.add_argument("--option", action="append", default=[], metavar="key=value", help="a rule option")
+        command.add_argument("--seed", type=int, default=0)
+
+    evaluate = commands.add_parser("evaluate", help="play policies against each other and rate them")
+    evaluate.add_argument("policies", nargs="+", help="agent names, pretrained names or checkpoint paths")
+    evaluate.add_argument("--against", nargs="+", help="only tables of these policies")
+    evaluate.add_argument("--games", type=int, default=2000, help="episodes per matchup")
+    evaluate.add_argument("--sample", action="store_true", help="trained policies sample instead of argmax")
+    evaluate.add_argument("--out", help="folder for arena.md and arena.csv")
+    add_game_flags(evaluate)
+    evaluate.set_defaults(handler=evaluate_command)
+
+    play = commands.add_parser("play", help="play against an agent in the terminal, or watch it")
+    play.add_argument("policy", help="agent name, pretrained name or checkpoint path")
+    play.add_argument("--seat", type=int, default=0, help="your seat")
+    play.add_argument("--watch", action="store_true", help="the agent plays every seat")
+    add_game_flags(play)
+    play.set_defaults(handler=play_command)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
+    try:
+        args.handler(args)
+    except (UsageError, ConfigError, ckpt.CheckpointError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+def train_main() -> None:
+    main(["train", *sys.argv[1:]])
+
+
+def evaluate_main() -> None:
+    main(["evaluate", *sys.argv[1:]])
+
+
+def play_main() -> None:
+    main(["play", *sys.argv[1:]])

@@ -1,0 +1,245 @@
+"""The training configuration: typed sections loaded from YAML, overridable from the command line.
+
+Every hyperparameter lives here, in one object, so a run is fully described by the resolved
+config it writes beside its checkpoints. Unknown keys and values of the wrong type are refused
+with a message naming the key, so a typo never silently trains with a default.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from domino_env import make_game
+
+
+class ConfigError(ValueError):
+    """A config file or override that does not describe a valid run."""
+
+
+@dataclass
+class EnvConfig:
+    variant: str = "draw"
+    options: dict[str, Any] = field(default_factory=dict)  # rule options of domino_env.make
+
+
+@dataclass
+class PPOConfig:
+    num_envs: int = 256  # games stepped together by the batched engine
+    rollout_steps: int = 32  # batched steps per rollout (each yields one decision per game)
+    total_env_steps: int = 5_000_000  # decisions of all seats, the learner's and opponents'
+    learning_rate: float = 3e-4
+    anneal_lr: bool = True
+    gamma: float = 1.0  # hands are short and the reward comes at their end
+    gae_lambda: float = 0.95
+    update_epochs: int = 4
+    num_minibatches: int = 4
+    clip_coef: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    norm_adv: bool = True
+
+
+@dataclass
+class NetworkConfig:
+    hidden_sizes: list[int] = field(default_factory=lambda: [256, 256])
+
+
+@dataclass
+class PoolConfig:
+    snapshot_every: int = 20  # updates between frozen snapshots of the learner
+    max_snapshots: int = 16  # oldest snapshots leave the pool first
+    self_play_share: float = 0.5  # episodes against the current policy itself
+    baseline_share: float = 0.2  # episodes against the built-in agents below
+    baselines: list[str] = field(default_factory=lambda: ["random", "greedy"])
+    pfsp_power: float = 2.0  # weight (1 - win rate) ** power: harder opponents more often
+    result_decay: float = 0.95  # moving average of the learner's results per opponent
+
+
+@dataclass
+class EvalConfig:
+    every: int = 25  # updates between strength checks shown in the progress bar
+    games: int = 256
+    deterministic: bool = True  # the evaluated policy plays its most likely action
+
+
+@dataclass
+class RunConfig:
+    name: str = ""  # default: the config file's name and the seed
+    dir: str = "runs"
+    seed: int = 1
+    device: str = "auto"  # auto: CUDA when present, else CPU
+    checkpoint_every: int = 50  # updates
+    time_limit_minutes: float = 0.0  # stop early when reached; 0 means no limit
+    torch_threads: int = 0  # 0: torch's default
+
+
+@dataclass
+class TrainConfig:
+    env: EnvConfig = field(default_factory=EnvConfig)
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    network: NetworkConfig = field(default_factory=NetworkConfig)
+    pool: PoolConfig = field(default_factory=PoolConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
+    run: RunConfig = field(default_factory=RunConfig)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def _check_value(key: str, value: Any, annotation: Any) -> Any:
+    """``value`` converted to ``annotation``'s type, or a ConfigError naming ``key``."""
+    origin = typing.get_origin(annotation)
+    if annotation is bool:
+        if not isinstance(value, bool):
+            raise ConfigError(f"{key} must be true or false, got {value!r}")
+        return value
+    if annotation is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{key} must be an integer, got {value!r}")
+        return value
+    if annotation is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ConfigError(f"{key} must be a number, got {value!r}")
+        return float(value)
+    if annotation is str:
+        if not isinstance(value, str):
+            raise ConfigError(f"{key} must be a string, got {value!r}")
+        return value
+    if origin is list:
+        (item,) = typing.get_args(annotation)
+        if not isinstance(value, list):
+            raise ConfigError(f"{key} must be a list, got {value!r}")
+        return [_check_value(f"{key}[{i}]", v, item) for i, v in enumerate(value)]
+    if origin is dict or annotation is dict:
+        if not isinstance(value, dict):
+            raise ConfigError(f"{key} must be a mapping, got {value!r}")
+        return dict(value)
+    if isinstance(annotation, types.UnionType):
+        raise ConfigError(f"{key}: unsupported field type {annotation}")
+    raise ConfigError(f"{key}: unsupported field type {annotation}")
+
+
+def _fill(section: Any, values: dict[str, Any], prefix: str) -> None:
+    hints = typing.get_type_hints(type(section))
+    names = [f.name for f in dataclasses.fields(section)]
+    for key, value in values.items():
+        if key not in names:
+            close = difflib.get_close_matches(key, names, n=1)
+            hint = f"; did you mean {prefix}{close[0]}?" if close else f"; keys are {', '.join(names)}"
+            raise ConfigError(f"unknown config key {prefix}{key}{hint}")
+        current = getattr(section, key)
+        if dataclasses.is_dataclass(current):
+            if not isinstance(value, dict):
+                raise ConfigError(f"{prefix}{key} must be a mapping of its own keys, got {value!r}")
+            _fill(current, value, f"{prefix}{key}.")
+        else:
+            setattr(section, key, _check_value(f"{prefix}{key}", value, hints[key]))
+
+
+def _validate(config: TrainConfig) -> None:
+    """Ranges and cross-field rules that types alone do not catch."""
+    p = config.ppo
+    positive = {
+        "ppo.num_envs": p.num_envs,
+        "ppo.rollout_steps": p.rollout_steps,
+        "ppo.total_env_steps": p.total_env_steps,
+        "ppo.update_epochs": p.update_epochs,
+        "ppo.num_minibatches": p.num_minibatches,
+        "ppo.learning_rate": p.learning_rate,
+        "pool.snapshot_every": config.pool.snapshot_every,
+        "pool.max_snapshots": config.pool.max_snapshots,
+        "eval.every": config.eval.every,
+        "eval.games": config.eval.games,
+        "run.checkpoint_every": config.run.checkpoint_every,
+    }
+    for key, value in positive.items():
+        if value <= 0:
+            raise ConfigError(f"{key} must be positive, got {value}")
+    for key, value in {"ppo.gamma": p.gamma, "ppo.gae_lambda": p.gae_lambda}.items():
+        if not 0.0 <= value <= 1.0:
+            raise ConfigError(f"{key} must lie in [0, 1], got {value}")
+    shares = config.pool.self_play_share + config.pool.baseline_share
+    if min(config.pool.self_play_share, config.pool.baseline_share) < 0 or shares > 1.0 + 1e-9:
+        raise ConfigError(f"pool.self_play_share and pool.baseline_share must be >= 0 and sum to <= 1, got {shares}")
+    if not config.network.hidden_sizes or min(config.network.hidden_sizes) <= 0:
+        raise ConfigError(f"network.hidden_sizes must be positive sizes, got {config.network.hidden_sizes}")
+    if config.run.device not in ("auto", "cpu", "cuda") and not config.run.device.startswith("cuda:"):
+        raise ConfigError(f"run.device must be auto, cpu or cuda[:N], got {config.run.device!r}")
+    from agents import AGENTS  # the baselines must exist
+
+    for name in config.pool.baselines:
+        if name not in AGENTS:
+            raise ConfigError(f"pool.baselines: unknown agent {name!r}; agents are {', '.join(AGENTS)}")
+    try:
+        make_game(config.env.variant, **config.env.options)
+    except (TypeError, ValueError) as error:
+        raise ConfigError(f"env: {error}") from None
+
+
+def parse_override(text: str) -> tuple[list[str], Any]:
+    """``"ppo.learning_rate=1e-3"`` -> (["ppo", "learning_rate"], 0.001); values read as YAML."""
+    if "=" not in text:
+        raise ConfigError(f"override {text!r} is not of the form section.key=value")
+    key, raw = text.split("=", 1)
+    try:
+        value = yaml.safe_load(raw)
+    except yaml.YAMLError as error:
+        raise ConfigError(f"override {text!r}: {error}") from None
+    return key.strip().split("."), value
+
+
+def _nest(path: list[str], value: Any) -> dict[str, Any]:
+    for key in reversed(path):
+        value = {key: value}
+    return value
+
+
+def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict) and key != "options":
+            merged[key] = _merge(merged[key], value)
+        elif key == "options" and isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = {**merged[key], **value}
+        else:
+            merged[key] = value
+    return merged
+
+
+def build_config(values: dict[str, Any], overrides: list[str] = ()) -> TrainConfig:
+    """A checked TrainConfig from a mapping plus ``section.key=value`` overrides."""
+    for text in overrides:
+        values = _merge(values, _nest(*parse_override(text)))
+    config = TrainConfig()
+    _fill(config, values, "")
+    _validate(config)
+    return config
+
+
+def load_config(path: str | Path, overrides: list[str] = ()) -> TrainConfig:
+    """Read a YAML config file; its name becomes the run's default name."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"config file {path} does not exist")
+    with path.open() as handle:
+        values = yaml.safe_load(handle) or {}
+    if not isinstance(values, dict):
+        raise ConfigError(f"{path} must hold a mapping of sections, got {type(values).__name__}")
+    config = build_config(values, overrides)
+    if not config.run.name:
+        config.run.name = f"{path.stem}_seed{config.run.seed}"
+    return config
+
+
+def save_config(config: TrainConfig, path: str | Path) -> None:
+    with Path(path).open("w") as handle:
+        yaml.safe_dump(config.to_dict(), handle, sort_keys=False)
