@@ -5,8 +5,14 @@ from __future__ import annotations
 from domino_env.game import Game
 from domino_env.games.draw import BlockGame, DrawGame
 from domino_env.games.hungarian import HungarianGame
+from domino_env.games.mexican_train import MexicanTrainGame
 
-GAMES: dict[str, type[Game]] = {"draw": DrawGame, "block": BlockGame, "hungarian": HungarianGame}
+GAMES: dict[str, type[Game]] = {
+    "draw": DrawGame,
+    "block": BlockGame,
+    "hungarian": HungarianGame,
+    "mexican_train": MexicanTrainGame,
+}
 
 
 def make_game(variant: str, **options: object) -> Game:

@@ -8,10 +8,10 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 import domino_env
-from domino_env import block_v0, draw_v0, hungarian_v0
+from domino_env import block_v0, draw_v0, hungarian_v0, mexican_train_v0
 from tests.configs import API_CONFIGS, CONFIGS
 
-MODULES = {"draw": draw_v0, "block": block_v0, "hungarian": hungarian_v0}
+MODULES = {"draw": draw_v0, "block": block_v0, "hungarian": hungarian_v0, "mexican_train": mexican_train_v0}
 
 
 @pytest.mark.parametrize("name", API_CONFIGS)

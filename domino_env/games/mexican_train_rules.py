@@ -1,0 +1,731 @@
+"""The rules of Mexican Train (RULES.md sections 4, 5 and 6).
+
+This module is the only place these rules live. The PettingZoo environment, the batched engine,
+the agents and the renderer all call the compiled functions below; none of them re-implements a
+rule. It follows the shape of :mod:`domino_env.games.draw_rules`: a batch of games is one numpy
+record array (``STATE_DTYPE``), one record per game, sized for the largest configuration; the
+configuration is a ``MexicanTrainConfig`` of plain integers that the compiled functions receive
+packed as a one-record array (``Game.packed_config``, read as ``cfg[0].num_players``).
+
+Trains. Train ``i < P`` is seat ``i``'s personal train and train ``P`` the Mexican Train; each
+keeps its open number (``train_end``, the engine's number while it is empty) and its length.
+Actions and observations name trains relative to the actor instead: target 0 is the actor's own
+train, target 1 the Mexican Train and target ``1 + k`` the train of the k-th seat after the
+actor. Action ``tile * (P + 1) + target`` plays ``tile`` on that train; then ``DRAW = T * (P +
+1)`` and ``PASS = DRAW + 1``.
+
+The round. The engine double of round ``k`` is ``N - k`` (N = 12 or 9). With ``engine="holder"``
+its holder places it while dealing, and when nobody holds it the seats draw from the boneyard in
+seat order, from the seat after the previous round's starter, until one draws it; all of that is
+public and happens at deal time, not as actions. The starter places the engine and the next seat
+plays first. With ``engine="set_aside"`` the engine waits on the hub and the starter, the seat
+after the previous round's, plays first. The first round counts seat P - 1 as the previous
+starter, so seat 0 starts (or draws first) unless a deal says otherwise.
+
+A turn is a sequence of actions by one seat:
+
+- With no double to satisfy, the seat plays one tile on its own train, on the Mexican Train (to
+  start it, its own train must be started) or on a train carrying its owner's marker. On its
+  first turn of the round a seat able to begin its own train must play there. A seat that cannot
+  play draws one tile; if that tile can be played it may play it or ``pass`` (``must_play_drawn``
+  removes the pass), and if it cannot the turn ends by itself. With the boneyard empty, a seat
+  that cannot play passes. A turn that ends without a tile played puts up the seat's marker; a
+  tile played on the seat's own train takes it down.
+- A double must then be satisfied: while one is pending every seat in turn may only play on the
+  double's train (private or not) a tile matching it, drawing one tile when unable (a drawn tile
+  that satisfies must be played) and passing, marker up, when still unable; the seat that played
+  the double tries first, in the same turn, and marks its train if it fails. The satisfier's turn
+  ends. A double played as the seat's last tile ends the round instead.
+- ``first_turn="chain"``: on its first turn a seat that plays on its own train may go on playing
+  tiles that fit its own train (``pass`` stops the chain, with no marker); a double in the chain
+  must be satisfied first, and its satisfying tile continues the chain.
+
+The round ends when a seat plays its last tile, or blocked: the boneyard empty, every seat having
+passed in succession (a pass here is a turn that ended with nothing played or drawn), and no seat
+able to play on the table as it then stands (by then every personal train carries its marker).
+
+Voids. ``voids[seat, n]`` marks numbers the seat has shown it does not hold: a seat that passes,
+or ends a turn on an unplayable drawn tile, or plays the tile it had to draw, holds nothing for
+the open numbers it could play on. A draw forgets what was known (the drawn tile is unseen). The
+marks are always true of the hand.
+
+Scoring. Every seat's ``hand_points`` are the pips left in its hand, the double blank counting
+``double_blank_value``. The seat that went out wins the round; a blocked round is won by the
+lowest total (a tie shares the win; everyone tied: nobody wins). Rewards: ``win`` shares +1 among
+the winners and -1 among the others; ``points`` gives each seat the mean of the hand points minus
+its own, over ``points_scale`` (the set's pips plus ``double_blank_value``: no hand holds more).
+A match (``match``) plays every round, N + 1 of them, and its winner is the lowest total.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from domino_env.rng import shuffle
+from domino_env.tiles import MAX_PIPS, MAX_TILES, TILE_HIGH, TILE_LOW, TILE_VALUE
+
+MAX_PLAYERS = 8
+MAX_TRAINS = MAX_PLAYERS + 1  # the personal trains and the Mexican Train
+NUMBERS = MAX_PIPS + 1
+
+# Where a tile is (the ``location`` field); 0 .. P-1 means in that seat's hand.
+IN_BONEYARD = -1
+ON_TABLE = -2
+OFF_TRAIN = -1  # ``train_of`` for tiles not on a train (the engine on the hub, hands, boneyard)
+
+NO_DOUBLE = -1  # ``pending_train`` when no double waits to be satisfied
+
+# Targets of a play, relative to the actor; 1 + k is the train of the k-th seat after it.
+OWN = 0
+MEXICAN = 1
+
+ENGINE_HOLDER = 0
+ENGINE_SET_ASIDE = 1
+ENGINE_NAMES = ("holder", "set_aside")
+FIRST_TURN_CHAIN = 1
+FIRST_TURN_NAMES = ("single", "chain")
+REWARD_POINTS = 1
+REWARD_NAMES = ("win", "points")
+
+# What ``step`` reports.
+PLAYING = 0
+HAND_OVER = 1  # a round of a match ended and the next round has been dealt
+GAME_OVER = 2  # the episode ended
+
+STATE_DTYPE = np.dtype(
+    (
+        np.record,  # records allow attribute access in plain Python too (NUMBA_DISABLE_JIT=1)
+        [
+            ("rng", np.uint64),
+            ("location", np.int8, (MAX_TILES,)),
+            ("train_of", np.int8, (MAX_TILES,)),  # train a table tile lies on, else OFF_TRAIN
+            ("play_order", np.int16, (MAX_TILES,)),  # when a table tile was laid (0: the engine)
+            ("boneyard", np.int8, (MAX_TILES,)),  # draw order; entries from boneyard_top on are left
+            ("boneyard_top", np.int16),
+            ("boneyard_size", np.int16),  # tiles put in the boneyard by the deal
+            ("hand_count", np.int16, (MAX_PLAYERS,)),
+            ("engine", np.int8),  # number of this round's engine double
+            ("starter", np.int8),  # seat that placed the engine (set aside: that played first)
+            ("train_end", np.int8, (MAX_TRAINS,)),  # open number per train; the engine's while empty
+            ("train_size", np.int16, (MAX_TRAINS,)),  # tiles on each train
+            ("marker", np.uint8, (MAX_PLAYERS,)),  # the seat's marker is on its train
+            ("pending_train", np.int8),  # train whose double must be satisfied, or NO_DOUBLE
+            ("had_turn", np.uint8, (MAX_PLAYERS,)),  # the seat's first turn of the round is over
+            ("turn_played", np.uint8),  # the seat to act has played a tile this turn
+            ("turn_drew", np.uint8),  # ... and drawn since its last play (one draw each time)
+            ("passes", np.int16),  # turns in succession that ended with nothing played or drawn
+            ("tiles_on_table", np.int16),
+            ("current", np.int8),
+            ("voids", np.uint8, (MAX_PLAYERS, NUMBERS)),  # numbers a seat is known not to hold
+            ("match_points", np.int32, (MAX_PLAYERS,)),
+            ("hand_points", np.int32, (MAX_PLAYERS,)),  # points of the last finished round
+            ("rewards", np.float32, (MAX_PLAYERS,)),  # rewards of the last step
+            ("round_number", np.int16),  # 0 for the first round (engine N-N)
+            ("game_over", np.uint8),
+        ],
+    ),
+)
+
+
+class MexicanTrainConfig(NamedTuple):
+    """One configuration of the Mexican Train engine, as plain integers the compiled code reads."""
+
+    num_players: int
+    set_size: int  # 12 or 9; also the first round's engine, and rounds = set_size + 1
+    num_tiles: int
+    hand_size: int
+    engine: int  # index into ENGINE_NAMES
+    must_play_drawn: int
+    first_turn: int  # index into FIRST_TURN_NAMES
+    double_blank_value: int
+    match: int
+    reward: int  # index into REWARD_NAMES
+    points_scale: int  # the set's pips plus double_blank_value: no hand holds more
+
+
+def num_actions(cfg: MexicanTrainConfig) -> int:  # Python-side: takes the NamedTuple
+    """Size of the action space: a play per (tile, target train), then draw and pass."""
+    return cfg.num_tiles * (cfg.num_players + 1) + 2
+
+
+@njit(cache=True)
+def draw_action(cfg):
+    return cfg[0].num_tiles * (cfg[0].num_players + 1)
+
+
+@njit(cache=True)
+def pass_action(cfg):
+    return cfg[0].num_tiles * (cfg[0].num_players + 1) + 1
+
+
+@njit(cache=True)
+def double_tile(number):
+    """Index of the double ``number``-``number`` (see ``domino_env.tiles``)."""
+    n = int(number)  # record fields are int8: widen before multiplying (matters without the JIT)
+    return n * (n + 1) // 2 + n
+
+
+@njit(cache=True)
+def bit(train):
+    """``train``'s bit in a set of trains."""
+    return np.int64(1) << np.int64(train)
+
+
+@njit(cache=True)
+def train_at(cfg, seat, target):
+    """The train (absolute index) that ``seat`` calls ``target``."""
+    players = cfg[0].num_players
+    if target == OWN:
+        return seat
+    if target == MEXICAN:
+        return players
+    return (seat + target - 1) % players
+
+
+@njit(cache=True)
+def target_of(cfg, seat, train):
+    """What ``seat`` calls ``train``: the inverse of ``train_at``."""
+    players = cfg[0].num_players
+    if train == seat:
+        return OWN
+    if train == players:
+        return MEXICAN
+    return 1 + (train - seat) % players
+
+
+# ----------------------------------------------------------------------------------------------
+# Observation layout: sizes computed in one place for the compiled code and for Python.
+
+
+@njit(cache=True)
+def layout_sizes(cfg):
+    """Sizes of the observation's blocks, in order (see ``OBSERVATION_BLOCKS``)."""
+    t = cfg[0].num_tiles
+    n = cfg[0].set_size + 1
+    p = cfg[0].num_players
+    trains = p + 1
+    return (t, t, n, trains * n, trains, trains, trains, trains, n, p, 1, (p - 1) * n, p, 2, p, p)
+
+
+OBSERVATION_BLOCKS = (
+    ("hand", "my tiles (one per tile index)"),
+    ("table", "tiles on the table, the engine included"),
+    ("engine", "one-hot number of the round's engine double"),
+    (
+        "train_ends",
+        "per train, one-hot open number (an empty train shows the engine's); trains in target order: "
+        "my own, the Mexican Train, then the trains of the seats 1..P-1 after me",
+    ),
+    ("train_started", "1 for each train holding a tile, same train order"),
+    ("train_public", "1 for each train open to everyone: the Mexican Train, and trains with their owner's marker"),
+    ("train_sizes", "tiles on each train / T, same train order"),
+    ("double_train", "one-hot train holding the double that must be satisfied (all zero when none)"),
+    ("double_number", "one-hot number of the double that must be satisfied"),
+    ("hand_sizes", "tiles in each hand / T, relative seats (0 = me, 1 = the seat after me, ...)"),
+    ("boneyard", "tiles left in the boneyard / T"),
+    ("voids", "for seats 1..P-1 after me: numbers that seat has shown it does not hold"),
+    ("had_turn", "1 for each seat (relative) whose first turn of the round is over"),
+    ("turn", "whether the player to act has played a tile this turn, and drawn since"),
+    ("to_act", "one-hot relative seat of the player to act"),
+    ("match_points", "cumulative penalty points / points_scale, relative seats"),
+)
+
+
+@njit(cache=True)
+def observation_size(cfg):
+    """Length of the observation vector."""
+    total = 0
+    for size in layout_sizes(cfg):
+        total += size
+    return total
+
+
+# ----------------------------------------------------------------------------------------------
+# Small helpers
+
+
+@njit(cache=True)
+def fits(tile, number):
+    return TILE_LOW[tile] == number or TILE_HIGH[tile] == number
+
+
+@njit(cache=True)
+def penalty(cfg, tile):
+    """Points a tile left in hand costs: its pips, the double blank ``double_blank_value``."""
+    return cfg[0].double_blank_value if tile == 0 else TILE_VALUE[tile]
+
+
+@njit(cache=True)
+def boneyard_left(state, g):
+    return state[g].boneyard_size - state[g].boneyard_top
+
+
+@njit(cache=True)
+def draw_tile(state, g, seat):
+    """Move the boneyard's next tile into ``seat``'s hand."""
+    s = state[g]
+    tile = s.boneyard[s.boneyard_top]
+    s.boneyard_top += 1
+    s.location[tile] = seat
+    s.hand_count[seat] += 1
+
+
+@njit(cache=True)
+def holds_fit(state, cfg, g, seat, number):
+    """Whether ``seat`` holds a tile showing ``number``."""
+    s = state[g]
+    for t in range(cfg[0].num_tiles):
+        if s.location[t] == seat and fits(t, number):
+            return True
+    return False
+
+
+@njit(cache=True)
+def open_trains(state, cfg, g, seat):
+    """Bit set (bit i: train i) of the trains ``seat`` may play on now.
+
+    A pending double allows its own train only; a first-turn chain, the seat's own train; a seat
+    on its first turn that can begin its own train, that train. Otherwise: the own train, the
+    Mexican Train once started or once the own train is, and every train carrying a marker.
+    """
+    s = state[g]
+    players = cfg[0].num_players
+    if s.pending_train != NO_DOUBLE:
+        return bit(s.pending_train)
+    own = bit(seat)
+    if seat == s.current and s.turn_played:
+        return own
+    if not s.had_turn[seat] and holds_fit(state, cfg, g, seat, s.train_end[seat]):
+        return own
+    trains = own
+    if s.train_size[players] > 0 or s.train_size[seat] > 0:
+        trains |= bit(players)
+    for other in range(players):
+        if s.marker[other]:
+            trains |= bit(other)
+    return trains
+
+
+@njit(cache=True)
+def holds_play(state, cfg, g, seat, trains):
+    """Whether ``seat`` holds a tile fitting one of the trains in the bit set ``trains``."""
+    s = state[g]
+    for t in range(cfg[0].num_tiles):
+        if s.location[t] == seat:
+            for train in range(cfg[0].num_players + 1):
+                if (trains >> train) & 1 and fits(t, s.train_end[train]):
+                    return True
+    return False
+
+
+@njit(cache=True)
+def mark_voids(state, cfg, g, seat, trains):
+    """Record publicly that ``seat`` holds nothing for the open numbers of ``trains``."""
+    s = state[g]
+    for train in range(cfg[0].num_players + 1):
+        if (trains >> train) & 1:
+            s.voids[seat, s.train_end[train]] = 1
+
+
+# ----------------------------------------------------------------------------------------------
+# Dealing and the engine
+
+
+@njit(cache=True)
+def lay_out(state, cfg, g, order):
+    """Deal ``order`` (the whole set): hand_size tiles to each seat in seat order, the rest to the
+    boneyard, drawn from the front; under ``engine="set_aside"`` the engine is passed over (it
+    waits on the hub). Resets everything that belongs to one round; ``engine`` must be set."""
+    s = state[g]
+    players = cfg[0].num_players
+    engine_tile = double_tile(s.engine)
+    to_deal = players * cfg[0].hand_size
+    s.location[:] = IN_BONEYARD
+    s.train_of[:] = OFF_TRAIN
+    s.hand_count[:] = 0
+    dealt = 0
+    s.boneyard_size = 0
+    for i in range(cfg[0].num_tiles):
+        tile = order[i]
+        if tile == engine_tile and cfg[0].engine == ENGINE_SET_ASIDE:
+            continue
+        if dealt < to_deal:
+            seat = dealt // cfg[0].hand_size
+            s.location[tile] = seat
+            s.hand_count[seat] += 1
+            dealt += 1
+        else:
+            s.boneyard[s.boneyard_size] = tile
+            s.boneyard_size += 1
+    s.boneyard_top = 0
+    s.train_end[:] = s.engine
+    s.train_size[:] = 0
+    s.marker[:] = 0
+    s.had_turn[:] = 0
+    s.pending_train = NO_DOUBLE
+    s.turn_played = 0
+    s.turn_drew = 0
+    s.passes = 0
+    s.voids[:, :] = 0
+
+
+@njit(cache=True)
+def place_engine(state, cfg, g):
+    """Put the engine on the hub and seat the first player. ``starter`` holds the previous
+    round's starter on entry and this round's on return."""
+    s = state[g]
+    players = cfg[0].num_players
+    engine_tile = double_tile(s.engine)
+    first = (s.starter + 1) % players
+    if cfg[0].engine == ENGINE_SET_ASIDE:
+        s.starter = first
+        s.current = first
+    else:
+        seat = first
+        while s.location[engine_tile] == IN_BONEYARD:  # nobody holds it: draw for it in seat order
+            draw_tile(state, g, seat)
+            seat = (seat + 1) % players
+        s.starter = s.location[engine_tile]
+        s.hand_count[s.starter] -= 1
+        s.current = (s.starter + 1) % players
+    s.location[engine_tile] = ON_TABLE
+    s.play_order[engine_tile] = 0
+    s.tiles_on_table = 1
+
+
+@njit(cache=True)
+def start_round(state, cfg, g):
+    """Shuffle the whole set with the game's own generator, deal and place the engine. Every
+    round draws the same amount of randomness, so a game's deals never depend on its moves."""
+    order = np.arange(cfg[0].num_tiles).astype(np.int8)
+    shuffle(state, g, order)
+    state[g].engine = cfg[0].set_size - state[g].round_number
+    lay_out(state, cfg, g, order)
+    place_engine(state, cfg, g)
+
+
+@njit(cache=True)
+def reset_match(state, cfg, g, first_seat):
+    """Clear what belongs to a whole match; the first round starts from ``first_seat``."""
+    s = state[g]
+    s.match_points[:] = 0
+    s.hand_points[:] = 0
+    s.rewards[:] = 0
+    s.round_number = 0
+    s.game_over = 0
+    s.starter = (first_seat + cfg[0].num_players - 1) % cfg[0].num_players
+
+
+@njit(cache=True)
+def start_game(state, cfg, g):
+    """Begin a new episode (one round, or a whole match) from the game's generator."""
+    reset_match(state, cfg, g, 0)
+    start_round(state, cfg, g)
+
+
+@njit(cache=True)
+def start_game_from_deal(state, cfg, g, order, first_seat):
+    """Begin a new episode whose first round is dealt as ``order`` (hands in seat order, then the
+    boneyard; the engine in the hand of the seat that holds it, in the boneyard, or anywhere
+    under ``engine="set_aside"``). ``first_seat`` starts the search for the engine, or plays first
+    under ``engine="set_aside"``. The caller has checked the deal."""
+    reset_match(state, cfg, g, first_seat)
+    state[g].engine = cfg[0].set_size
+    lay_out(state, cfg, g, order)
+    place_engine(state, cfg, g)
+
+
+# ----------------------------------------------------------------------------------------------
+# Legal actions
+
+
+@njit(cache=True)
+def legal_mask(state, cfg, g, mask):
+    """Write the acting seat's legal actions into ``mask`` (int8); return how many there are."""
+    mask[:] = 0
+    s = state[g]
+    if s.game_over:
+        return 0
+    seat = int(s.current)
+    stride = cfg[0].num_players + 1
+    trains = open_trains(state, cfg, g, seat)
+    count = 0
+    for t in range(cfg[0].num_tiles):
+        if s.location[t] != seat:
+            continue
+        low, high = TILE_LOW[t], TILE_HIGH[t]
+        for train in range(stride):
+            if (trains >> train) & 1:
+                number = s.train_end[train]
+                if low == number or high == number:
+                    mask[t * stride + target_of(cfg, seat, train)] = 1
+                    count += 1
+    pending = s.pending_train != NO_DOUBLE
+    if s.turn_played and not pending:  # a first-turn chain may stop here
+        mask[pass_action(cfg)] = 1
+        count += 1
+    elif count == 0:
+        if not s.turn_drew and boneyard_left(state, g) > 0:
+            mask[draw_action(cfg)] = 1
+        else:
+            mask[pass_action(cfg)] = 1
+        count = 1
+    elif s.turn_drew and not pending and not cfg[0].must_play_drawn:  # the drawn tile may be kept
+        mask[pass_action(cfg)] = 1
+        count += 1
+    return count
+
+
+# ----------------------------------------------------------------------------------------------
+# Playing
+
+
+@njit(cache=True)
+def end_turn(state, cfg, g, marker):
+    """Hand the turn to the next seat, the acting seat's marker going up when ``marker``."""
+    s = state[g]
+    seat = s.current
+    if marker:
+        s.marker[seat] = 1
+    s.had_turn[seat] = 1
+    s.turn_played = 0
+    s.turn_drew = 0
+    s.current = (seat + 1) % cfg[0].num_players
+
+
+@njit(cache=True)
+def lay_tile(state, cfg, g, tile, train):
+    """Put ``tile`` at the end of ``train`` and update the train's open number."""
+    s = state[g]
+    inner = s.train_end[train]
+    s.train_end[train] = TILE_HIGH[tile] if TILE_LOW[tile] == inner else TILE_LOW[tile]
+    s.train_size[train] += 1
+    s.location[tile] = ON_TABLE
+    s.train_of[tile] = train
+    s.play_order[tile] = s.tiles_on_table
+    s.tiles_on_table += 1
+
+
+@njit(cache=True)
+def is_blocked(state, cfg, g):
+    """Every seat has passed in succession and none can play on the table as it now stands."""
+    if state[g].passes < cfg[0].num_players:
+        return False
+    for seat in range(cfg[0].num_players):
+        if holds_play(state, cfg, g, seat, open_trains(state, cfg, g, seat)):
+            return False
+    return True
+
+
+@njit(cache=True)
+def step(state, cfg, g, action):
+    """Apply the acting seat's ``action`` (already known to be legal) and return PLAYING,
+    HAND_OVER or GAME_OVER. ``rewards`` holds this step's rewards afterwards."""
+    s = state[g]
+    s.rewards[:] = 0
+    seat = int(s.current)
+    if action == draw_action(cfg):
+        draw_tile(state, g, seat)
+        s.turn_drew = 1
+        s.passes = 0
+        s.voids[seat, :] = 0  # the drawn tile is unseen: earlier knowledge of this hand is void
+        trains = open_trains(state, cfg, g, seat)
+        if not holds_play(state, cfg, g, seat, trains):
+            mark_voids(state, cfg, g, seat, trains)
+            end_turn(state, cfg, g, True)
+        return PLAYING
+    if action == pass_action(cfg):
+        if s.turn_played and s.pending_train == NO_DOUBLE:  # the end of a first-turn chain
+            end_turn(state, cfg, g, False)
+        elif s.turn_drew:  # the playable drawn tile is kept
+            end_turn(state, cfg, g, True)
+        else:  # nothing to play and nothing to draw
+            mark_voids(state, cfg, g, seat, open_trains(state, cfg, g, seat))
+            if not s.turn_played:
+                s.passes += 1
+            end_turn(state, cfg, g, True)
+            if is_blocked(state, cfg, g):
+                return finish_round(state, cfg, g, -1)
+        return PLAYING
+    stride = cfg[0].num_players + 1
+    tile = action // stride
+    train = train_at(cfg, seat, action % stride)
+    if s.turn_drew:  # this is the drawn tile: the rest of the hand fitted none of the open trains
+        mark_voids(state, cfg, g, seat, open_trains(state, cfg, g, seat))
+    lay_tile(state, cfg, g, tile, train)
+    s.hand_count[seat] -= 1
+    if train == seat:
+        s.marker[seat] = 0
+    s.turn_played = 1
+    s.turn_drew = 0
+    s.passes = 0
+    if s.hand_count[seat] == 0:  # dominoes, even on a double
+        return finish_round(state, cfg, g, seat)
+    if TILE_LOW[tile] == TILE_HIGH[tile]:
+        s.pending_train = train  # the same seat must now satisfy it
+        return PLAYING
+    s.pending_train = NO_DOUBLE  # a play under a pending double satisfies it
+    chaining = cfg[0].first_turn == FIRST_TURN_CHAIN and not s.had_turn[seat] and train == seat
+    if not (chaining and holds_fit(state, cfg, g, seat, s.train_end[seat])):
+        end_turn(state, cfg, g, False)
+    return PLAYING
+
+
+@njit(cache=True)
+def pay_rewards(state, cfg, g, domino_seat):
+    """This round's rewards from ``hand_points``: the seat that went out, or the lowest totals of
+    a blocked round, share +1 and the others -1; or, for ``reward="points"``, the mean of the
+    hand points minus the seat's own, over ``points_scale``."""
+    s = state[g]
+    players = cfg[0].num_players
+    if cfg[0].reward == REWARD_POINTS:
+        mean = 0.0
+        for seat in range(players):
+            mean += s.hand_points[seat]
+        mean /= players
+        for seat in range(players):
+            s.rewards[seat] = (mean - s.hand_points[seat]) / cfg[0].points_scale
+        return
+    lowest = s.hand_points[0]
+    for seat in range(players):
+        lowest = min(lowest, s.hand_points[seat])
+    winners = 0
+    for seat in range(players):
+        if seat == domino_seat or (domino_seat < 0 and s.hand_points[seat] == lowest):
+            winners += 1
+    if winners == players:
+        return  # everyone tied: nobody wins
+    for seat in range(players):
+        if seat == domino_seat or (domino_seat < 0 and s.hand_points[seat] == lowest):
+            s.rewards[seat] = 1.0 / winners
+        else:
+            s.rewards[seat] = -1.0 / (players - winners)
+
+
+@njit(cache=True)
+def finish_round(state, cfg, g, domino_seat):
+    """Score the round (won by ``domino_seat``, or blocked when it is -1), pay the rewards, and
+    deal the next round of a match or end the episode."""
+    s = state[g]
+    players = cfg[0].num_players
+    s.hand_points[:] = 0
+    for t in range(cfg[0].num_tiles):
+        if s.location[t] >= 0:
+            s.hand_points[s.location[t]] += penalty(cfg, t)
+    pay_rewards(state, cfg, g, domino_seat)
+    for seat in range(players):
+        s.match_points[seat] += s.hand_points[seat]
+    if cfg[0].match and s.round_number < cfg[0].set_size:
+        s.round_number += 1
+        start_round(state, cfg, g)
+        return HAND_OVER
+    s.game_over = 1
+    return GAME_OVER
+
+
+# ----------------------------------------------------------------------------------------------
+# Observation
+
+
+@njit(cache=True)
+def observe(state, cfg, g, seat, out):
+    """Write what ``seat`` may know into ``out`` (float32), relative to ``seat``.
+
+    Only public facts and the seat's own hand are read: the faces of other hands and of the
+    boneyard never reach ``out``.
+    """
+    out[:] = 0.0
+    s = state[g]
+    players = cfg[0].num_players
+    tiles = cfg[0].num_tiles
+    numbers = cfg[0].set_size + 1
+    trains = players + 1
+    table = tiles
+    engine = table + tiles
+    ends = engine + numbers
+    started = ends + trains * numbers
+    public = started + trains
+    sizes = public + trains
+    double_train = sizes + trains
+    double_number = double_train + trains
+    hand_sizes = double_number + numbers
+    bone = hand_sizes + players
+    voids = bone + 1
+    had_turn = voids + (players - 1) * numbers
+    turn = had_turn + players
+    to_act = turn + 2
+    points = to_act + players
+    for t in range(tiles):
+        where = s.location[t]
+        if where == seat:
+            out[t] = 1.0
+        elif where == ON_TABLE:
+            out[table + t] = 1.0
+    out[engine + int(s.engine)] = 1.0
+    for target in range(trains):
+        train = train_at(cfg, seat, target)
+        out[ends + target * numbers + int(s.train_end[train])] = 1.0
+        if s.train_size[train] > 0:
+            out[started + target] = 1.0
+        if train == players or s.marker[train]:
+            out[public + target] = 1.0
+        out[sizes + target] = s.train_size[train] / tiles
+    pending = int(s.pending_train)
+    if pending != NO_DOUBLE:
+        out[double_train + target_of(cfg, seat, pending)] = 1.0
+        out[double_number + int(s.train_end[pending])] = 1.0
+    for r in range(players):
+        other = (seat + r) % players
+        out[hand_sizes + r] = s.hand_count[other] / tiles
+        out[had_turn + r] = s.had_turn[other]
+        out[points + r] = s.match_points[other] / cfg[0].points_scale
+        if r > 0:
+            for n in range(numbers):
+                out[voids + (r - 1) * numbers + n] = s.voids[other, n]
+    out[bone] = boneyard_left(state, g) / tiles
+    if not s.game_over:
+        out[turn] = s.turn_played
+        out[turn + 1] = s.turn_drew
+        out[to_act + (int(s.current) - seat) % players] = 1.0
+
+
+# ----------------------------------------------------------------------------------------------
+# Batched driving: every game of the batch in one call.
+
+
+@njit(cache=True)
+def emit(state, cfg, g, obs, mask, seat):
+    """The acting seat of game ``g``, its observation and its legal actions."""
+    current = int(state[g].current)
+    seat[g] = current
+    observe(state, cfg, g, current, obs[g])
+    legal_mask(state, cfg, g, mask[g])
+
+
+@njit(cache=True)
+def batch_reset(state, cfg, obs, mask, seat):
+    for g in range(state.shape[0]):
+        start_game(state, cfg, g)
+        emit(state, cfg, g, obs, mask, seat)
+
+
+@njit(cache=True)
+def batch_step(state, cfg, actions, obs, mask, seat, rewards, done, hand_over, hand_points):
+    """Step every game; a game that ends restarts at once, so ``obs``/``mask``/``seat`` are its
+    new first position while ``rewards``/``done`` report the end. ``hand_over`` and
+    ``hand_points`` report rounds that ended on this step (in a match, before the episode ends)."""
+    players = cfg[0].num_players
+    for g in range(state.shape[0]):
+        status = step(state, cfg, g, actions[g])
+        s = state[g]
+        hand_over[g] = status != PLAYING
+        done[g] = status == GAME_OVER
+        for p in range(players):
+            rewards[g, p] = s.rewards[p]
+            hand_points[g, p] = s.hand_points[p] if hand_over[g] else 0
+        if done[g]:
+            start_game(state, cfg, g)
+        emit(state, cfg, g, obs, mask, seat)
