@@ -319,12 +319,18 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
         b_logprobs = torch.as_tensor(buffer.logprob[ready], device=device)
         b_advantages = torch.as_tensor(advantages[ready], device=device)
         b_returns = torch.as_tensor(returns[ready], device=device)
-        minibatch = max(1, len(ready) // config.ppo.num_minibatches)
-        clip_fractions, approx_kl = [], torch.zeros(())
+        losses: dict[str, list[float]] = {
+            "policy": [],
+            "value": [],
+            "entropy": [],
+            "approx_kl": [],
+            "clip_fraction": [],
+        }
         for _ in range(config.ppo.update_epochs):
-            order = torch.randperm(len(ready), device=device)
-            for start in range(0, len(ready), minibatch):
-                mb = order[start : start + minibatch]
+            # num_minibatches chunks of (nearly) equal size: the number of ready decisions varies
+            for mb in torch.randperm(len(ready), device=device).tensor_split(config.ppo.num_minibatches):
+                if len(mb) == 0:  # fewer decisions than minibatches (tiny smoke runs)
+                    continue
                 logits, new_values = network(b_obs[mb])
                 distribution = masked_distribution(logits, b_mask[mb])
                 new_logprobs = distribution.log_prob(b_actions[mb])
@@ -332,8 +338,8 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
                 log_ratio = new_logprobs - b_logprobs[mb]
                 ratio = log_ratio.exp()
                 with torch.no_grad():
-                    approx_kl = ((ratio - 1) - log_ratio).mean()
-                    clip_fractions.append(((ratio - 1.0).abs() > config.ppo.clip_coef).float().mean().item())
+                    losses["approx_kl"].append(((ratio - 1) - log_ratio).mean().item())
+                    losses["clip_fraction"].append(((ratio - 1.0).abs() > config.ppo.clip_coef).float().mean().item())
                 mb_advantages = b_advantages[mb]
                 if config.ppo.norm_adv and len(mb) > 1:
                     mb_advantages = (mb_advantages - mb_advantages.mean()) / (mb_advantages.std() + 1e-8)
@@ -345,6 +351,9 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
                 loss.backward()
                 nn.utils.clip_grad_norm_(network.parameters(), config.ppo.max_grad_norm)
                 optimizer.step()
+                losses["policy"].append(policy_loss.item())
+                losses["value"].append(value_loss.item())
+                losses["entropy"].append(entropy.item())
 
         # The decisions still waiting for their successor start the next rollout.
         pending_rows = np.flatnonzero(pending)
@@ -355,12 +364,7 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
 
         # ------------------------------------------------------------ bookkeeping
         elapsed = time.perf_counter() - update_start
-        scalars = {
-            "loss/policy": policy_loss.item(),
-            "loss/value": value_loss.item(),
-            "loss/entropy": entropy.item(),
-            "loss/approx_kl": approx_kl.item(),
-            "loss/clip_fraction": float(np.mean(clip_fractions)),
+        scalars = {f"loss/{name}": float(np.mean(values)) for name, values in losses.items() if values} | {
             "speed/env_steps_per_second": batch_size / elapsed,
             "pool/snapshots": len(pool.snapshots),
             "learning_rate": optimizer.param_groups[0]["lr"],
