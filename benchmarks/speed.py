@@ -38,7 +38,6 @@ SEED = 0
 TRIVIAL = "trivial AEC env (API floor)"
 CONNECT_FOUR = "pettingzoo connect_four_v3"
 AEC_DRAW = "domino_env draw 2p (AEC)"
-BATCHED_DRAW = "domino_env draw 2p batched"
 
 
 @dataclass
@@ -154,10 +153,10 @@ def play_batched(
             return steps, after - start, step_time, mask
 
 
-def time_batched(batch_size: int, seconds: float) -> tuple[float, float]:
+def time_batched(variant: str, players: int, batch_size: int, seconds: float) -> tuple[float, float]:
     """Game steps/s of the batched engine (batch steps x batch size), with and without the
     sampler's time."""
-    env = domino_env.make_batched("draw", batch_size=batch_size, num_players=2)
+    env = domino_env.make_batched(variant, batch_size=batch_size, num_players=players)
     _obs, mask, _seat = env.reset(seed=SEED)
     rng = np.random.default_rng(SEED)
     *_, mask = play_batched(env, mask, rng, WARMUP_SECONDS)
@@ -168,24 +167,38 @@ def time_batched(batch_size: int, seconds: float) -> tuple[float, float]:
 # ---------------------------------------------------------------------------------------------- report
 
 
+# (variant, players) of the AEC rows beyond draw 2p, and of the batched rows, with their bars.
+AEC_VARIANTS = [("draw", 4), ("block", 2), ("hungarian", 3), ("mexican_train", 4)]
+BATCHED_VARIANTS = [("draw", 2, 1_000_000), ("hungarian", 3, 1_000_000), ("mexican_train", 4, 500_000)]
+
+
+def aec_name(variant: str, players: int) -> str:
+    return f"domino_env {variant} {players}p (AEC)"
+
+
+def batched_name(variant: str, players: int) -> str:
+    return f"domino_env {variant} {players}p batched"
+
+
 def measure(seconds: float, batch_size: int) -> list[Row]:
     """Every row; a peer whose package is missing is reported in its row, not fatal."""
     aec_rows: list[tuple[str, Callable[[], AECEnv], str]] = [
         (TRIVIAL, trivial_env.env, "2 agents, 1 legal move, 30 moves; OrderEnforcingWrapper"),
         (AEC_DRAW, lambda: domino_env.make("draw"), "OrderEnforcingWrapper"),
-        ("domino_env draw 4p (AEC)", lambda: domino_env.make("draw", num_players=4), ""),
-        ("domino_env block 2p (AEC)", lambda: domino_env.make("block"), ""),
-        (CONNECT_FOUR, connect_four, "3 wrappers, as shipped"),
     ]
+    aec_rows += [(aec_name(v, p), partial(domino_env.make, v, num_players=p), "") for v, p in AEC_VARIANTS]
+    aec_rows.append((CONNECT_FOUR, connect_four, "3 wrappers, as shipped"))
     rows = [attempt(name, partial(time_aec, make_env, seconds), note) for name, make_env, note in aec_rows]
     rows.append(
         attempt("open_spiel python_block_dominoes", lambda: time_openspiel(seconds), "+ observation_tensor each move")
     )
-    print(f"measuring {BATCHED_DRAW} ...", file=sys.stderr, flush=True)
-    with_sampler, without_sampler = time_batched(batch_size, seconds)
-    note = f"B={batch_size}, 1 thread"
-    rows.append(Row(BATCHED_DRAW, with_sampler, note + ", incl. numba sampler"))
-    rows.append(Row(BATCHED_DRAW + " (step only)", without_sampler, note + ", sampler excluded"))
+    for variant, players, _ in BATCHED_VARIANTS:
+        name = batched_name(variant, players)
+        print(f"measuring {name} ...", file=sys.stderr, flush=True)
+        with_sampler, without_sampler = time_batched(variant, players, batch_size, seconds)
+        note = f"B={batch_size}, 1 thread"
+        rows.append(Row(name, with_sampler, note + ", incl. numba sampler"))
+        rows.append(Row(name + " (step only)", without_sampler, note + ", sampler excluded"))
     return rows
 
 
@@ -233,12 +246,18 @@ def table(rows: list[Row], markdown: bool) -> str:
 def targets(rows: list[Row]) -> list[str]:
     """The issue's speed bars, each PASS, FAIL or n/a (a row that could not run)."""
     by_name = {row.name: row.steps_per_s for row in rows}
-    aec, trivial, c4, batched = (by_name.get(n) for n in (AEC_DRAW, TRIVIAL, CONNECT_FOUR, BATCHED_DRAW))
-    checks = [
-        ("AEC draw / trivial >= 0.5", aec / trivial if aec and trivial else None, 0.5),
-        ("AEC draw / connect_four >= 2.5", aec / c4 if aec and c4 else None, 2.5),
-        ("batched draw 2p >= 1,000,000 steps/s", batched, 1_000_000),
-    ]
+    aec, trivial, c4 = (by_name.get(n) for n in (AEC_DRAW, TRIVIAL, CONNECT_FOUR))
+    checks = [("AEC draw 2p / trivial >= 0.5", aec / trivial if aec and trivial else None, 0.5)]
+    for variant, players in AEC_VARIANTS:
+        value = by_name.get(aec_name(variant, players))
+        checks.append(
+            (f"AEC {variant} {players}p / trivial >= 0.5", value / trivial if value and trivial else None, 0.5)
+        )
+    checks.append(("AEC draw 2p / connect_four >= 2.5", aec / c4 if aec and c4 else None, 2.5))
+    for variant, players, bar in BATCHED_VARIANTS:
+        checks.append(
+            (f"batched {variant} {players}p >= {bar:,} steps/s", by_name.get(batched_name(variant, players)), bar)
+        )
     lines = []
     for label, value, bar in checks:
         verdict = "n/a" if value is None else ("PASS" if value >= bar else "FAIL")
