@@ -1,9 +1,24 @@
-"""The interface every agent shares, trained policies included."""
+"""The interface every agent shares, trained policies included.
+
+Two ways to ask an agent for moves, both on every agent:
+
+- ``act(observations[B, D], masks[B, A]) -> actions[B]``: what a policy sees through the
+  environments (the batched engine, or the AEC environment through ``act_one``);
+- ``act_states(game, state, games) -> actions``: the acting seats of some games of a batch of
+  engine records, what the state-aware match runner calls. An ordinary policy answers from each
+  seat's observation and mask; a :class:`StatefulAgent` (search agents, the oracle) reads the
+  record itself. A fair one reads it only through determinization (``Game.determinize``), which
+  keeps exactly what the seat may know.
+
+So the same runner seats any mix of trained policies, baselines and search agents.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+from domino_env.game import Game
 
 
 class Agent:
@@ -18,10 +33,51 @@ class Agent:
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
-    def act_one(self, observation: dict[str, np.ndarray]) -> int:
-        """The action for one PettingZoo observation (``{"observation", "action_mask"}``)."""
+    def act_one(self, observation: dict[str, np.ndarray], state: np.ndarray | None = None) -> int:
+        """The action for one PettingZoo observation (``{"observation", "action_mask"}``).
+        ``state`` (``env.unwrapped.state_array``) is ignored here; stateful agents need it."""
         actions = self.act(observation["observation"][None], observation["action_mask"][None])
         return int(actions[0])
+
+    def act_states(self, game: Game, state: np.ndarray, games: np.ndarray) -> np.ndarray:
+        """Actions for the acting seats of ``games`` (indices into the batch ``state``), from
+        each seat's own observation and legal mask, in one batched ``act``."""
+        observations = np.empty((len(games), game.observation_size), np.float32)
+        masks = np.empty((len(games), game.num_actions), np.int8)
+        for row, g in enumerate(games):
+            game.observe(state, int(g), game.current_seat(state, int(g)), observations[row])
+            game.legal_mask(state, int(g), masks[row])
+        return np.asarray(self.act(observations, masks), np.int64)
+
+
+class StatefulAgent(Agent):
+    """An agent that decides from the engine record of the game rather than an observation.
+
+    Subclasses implement ``act_state(state, g)`` for the acting seat of game ``g``. A fair agent
+    must read ``state`` only through ``self.game.determinize`` (or the helpers of
+    :mod:`domino_env.search`); only the oracle reads it directly. On the AEC environment pass
+    the record: ``agent.act_one(obs, state=env.unwrapped.state_array)``.
+    """
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+
+    def act_state(self, state: np.ndarray, g: int) -> int:
+        raise NotImplementedError
+
+    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        raise TypeError(
+            f"{self.name} decides from the game state, not from observations: use act_states, "
+            "act_one(observation, state=env.unwrapped.state_array) or agents.tournament.rotated_match"
+        )
+
+    def act_one(self, observation: dict[str, np.ndarray], state: np.ndarray | None = None) -> int:
+        if state is None:
+            raise TypeError(f"{self.name} needs the game: act_one(observation, state=env.unwrapped.state_array)")
+        return self.act_state(state, 0)
+
+    def act_states(self, game: Game, state: np.ndarray, games: np.ndarray) -> np.ndarray:
+        return np.array([self.act_state(state, int(g)) for g in games], np.int64)
 
 
 @njit(cache=True)

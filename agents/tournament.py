@@ -1,9 +1,13 @@
-"""Agents against agents on the batched engine, with seats rotated over mirrored deals.
+"""Agents against agents, with seats rotated over mirrored deals.
 
 A game's deals come from its own generator and never depend on the moves, so game slot ``g``
 plays the same sequence of deals whoever sits where. Rotating the agents through the seats and
 replaying the same slots therefore plays every deal from every seat, which removes the luck of
 the deal from the comparison.
+
+Observation-only agents play on the batched engine (``play_seated``). As soon as one agent is a
+:class:`~agents.base.StatefulAgent` (heuristic, search, oracle) the match runs on engine records
+instead (``play_seated_states``): the same deals, every agent asked through ``act_states``.
 
 Run ``python -m agents.tournament --variant draw --agents greedy random`` to watch one game and
 get the results table.
@@ -13,11 +17,12 @@ from __future__ import annotations
 
 import argparse
 import math
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from agents.base import Agent
+from agents.base import Agent, StatefulAgent
 from agents.registry import AGENTS, make_agent
 from domino_env import VARIANTS, BatchedEnv, make_game, raw_env
 from domino_env.game import Game
@@ -34,6 +39,9 @@ class Record:
     hands: int = 0
     points: int = 0
     per_episode_reward: list[float] = field(default_factory=list)
+    losses: int = 0
+    moves: int = 0  # actions the agent was asked for
+    seconds: float = 0.0  # time it took to choose them
 
     @property
     def win_rate(self) -> float:
@@ -41,48 +49,148 @@ class Record:
 
     def win_interval(self, z: float = 1.96) -> tuple[float, float]:
         """Wilson score interval of the win rate (95% by default)."""
-        n = self.episodes
-        if n == 0:
-            return 0.0, 1.0
-        p = self.win_rate
-        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-        return max(0.0, centre - half), min(1.0, centre + half)
+        return wilson_interval(self.wins, self.episodes, z)
+
+    @property
+    def decisive_win_rate(self) -> float:
+        """Wins over the episodes someone won: an even match scores 0.5 however many are tied."""
+        decided = self.wins + self.losses
+        return self.wins / decided if decided else 0.5
+
+    def decisive_interval(self, z: float = 1.96) -> tuple[float, float]:
+        """Wilson score interval of ``decisive_win_rate`` (95% by default)."""
+        return wilson_interval(self.wins, self.wins + self.losses, z)
+
+    @property
+    def ms_per_move(self) -> float:
+        return 1000.0 * self.seconds / self.moves if self.moves else 0.0
+
+
+def wilson_interval(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval of a binomial proportion."""
+    if trials == 0:
+        return 0.0, 1.0
+    p = successes / trials
+    centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / (1 + z * z / trials)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@dataclass
+class Seated:
+    """Per-seat results of ``play_seated*``: arrays over the episodes (total reward, points,
+    hands) and, per seat, the actions asked for and the seconds spent choosing them."""
+
+    reward: np.ndarray
+    points: np.ndarray
+    hands: np.ndarray
+    moves: np.ndarray
+    seconds: np.ndarray
 
 
 def play_seated(
     game: Game, seated: list[Agent], episodes_per_slot: int, seed: int, batch_size: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Play ``episodes_per_slot`` episodes in each of ``batch_size`` game slots, ``seated[s]``
-    in seat ``s``. Returns per-seat arrays over the episodes: total reward, points, hands."""
-    players = game.num_players
+    in seat ``s``, on the batched engine. Returns per-seat arrays over the episodes: total
+    reward, points, hands."""
+    result = play_seated_batched(game, seated, episodes_per_slot, seed, batch_size)
+    return result.reward, result.points, result.hands
+
+
+class EpisodeLog:
+    """Totals of the running episode of every slot, kept until ``episodes_per_slot`` are done."""
+
+    def __init__(self, batch_size: int, players: int, episodes_per_slot: int) -> None:
+        self.episodes_per_slot = episodes_per_slot
+        self.completed = np.zeros(batch_size, np.int64)
+        self.reward = np.zeros((batch_size, players))
+        self.points = np.zeros((batch_size, players), np.int64)
+        self.hands = np.zeros(batch_size, np.int64)
+        self.moves = np.zeros(players, np.int64)
+        self.seconds = np.zeros(players)
+        self.out_reward: list[np.ndarray] = []
+        self.out_points: list[np.ndarray] = []
+        self.out_hands: list[int] = []
+
+    def running(self) -> bool:
+        return bool((self.completed < self.episodes_per_slot).any())
+
+    def end_episode(self, g: int) -> None:
+        if self.completed[g] < self.episodes_per_slot:
+            self.out_reward.append(self.reward[g].copy())
+            self.out_points.append(self.points[g].copy())
+            self.out_hands.append(int(self.hands[g]))
+        self.completed[g] += 1
+        self.reward[g] = 0.0
+        self.points[g] = 0
+        self.hands[g] = 0
+
+    def result(self) -> Seated:
+        return Seated(
+            np.array(self.out_reward), np.array(self.out_points), np.array(self.out_hands), self.moves, self.seconds
+        )
+
+
+def play_seated_batched(game: Game, seated: list[Agent], episodes_per_slot: int, seed: int, batch_size: int) -> Seated:
+    """``play_seated`` with the time each seat took: observation agents on the batched engine."""
     batch = BatchedEnv(game, batch_size)
     obs, mask, seat = batch.reset(seed)
-    completed = np.zeros(batch_size, np.int64)
-    reward = np.zeros((batch_size, players))
-    points = np.zeros((batch_size, players), np.int64)
-    hands = np.zeros(batch_size, np.int64)
-    out_reward, out_points, out_hands = [], [], []
+    log = EpisodeLog(batch_size, game.num_players, episodes_per_slot)
     actions = np.empty(batch_size, np.int64)
-    while (completed < episodes_per_slot).any():
+    while log.running():
         for s, agent in enumerate(seated):
             rows = np.flatnonzero(seat == s)
             if rows.size:
+                start = time.perf_counter()
                 actions[rows] = agent.act(obs[rows], mask[rows])
+                log.seconds[s] += time.perf_counter() - start
+                log.moves[s] += rows.size
         obs, mask, seat, rewards, done = batch.step(actions)
-        reward += rewards
-        points += batch.hand_points
-        hands += batch.hand_over
+        log.reward += rewards
+        log.points += batch.hand_points
+        log.hands += batch.hand_over
         for g in np.flatnonzero(done):
-            if completed[g] < episodes_per_slot:
-                out_reward.append(reward[g].copy())
-                out_points.append(points[g].copy())
-                out_hands.append(hands[g])
-            completed[g] += 1
-            reward[g] = 0.0
-            points[g] = 0
-            hands[g] = 0
-    return np.array(out_reward), np.array(out_points), np.array(out_hands)
+            log.end_episode(int(g))
+    return log.result()
+
+
+def play_seated_states(game: Game, seated: list[Agent], episodes_per_slot: int, seed: int, batch_size: int) -> Seated:
+    """``play_seated`` on engine records, so stateful agents can take part: the same deals as
+    the batched engine (each slot seeded and restarted the same way), every agent asked through
+    ``act_states``, every action checked against the legal mask."""
+    state = game.new_state(batch_size)
+    for g in range(batch_size):
+        game.seed(state, g, seed)
+        game.start(state, g)
+    log = EpisodeLog(batch_size, game.num_players, episodes_per_slot)
+    mask = np.zeros(game.num_actions, np.int8)
+    actions = np.empty(batch_size, np.int64)
+    while log.running():
+        live = np.flatnonzero(log.completed < episodes_per_slot)
+        seats = state["current"][live]
+        for s, agent in enumerate(seated):
+            rows = live[seats == s]
+            if rows.size:
+                start = time.perf_counter()
+                actions[rows] = agent.act_states(game, state, rows)
+                log.seconds[s] += time.perf_counter() - start
+                log.moves[s] += rows.size
+        for g in live:
+            action = int(actions[g])
+            game.legal_mask(state, g, mask)
+            if not (0 <= action < game.num_actions and mask[action]):
+                legal = [game.action_name(int(a)) for a in np.flatnonzero(mask)]
+                raise ValueError(f"{seated[state['current'][g]].name} chose illegal action {action}; legal: {legal}")
+            status = game.step(state, g, action)
+            log.reward[g] += game.rewards(state, g)
+            if status != game.rules.PLAYING:
+                log.points[g] += game.hand_points(state, g)
+                log.hands[g] += 1
+            if status == game.rules.GAME_OVER:
+                log.end_episode(int(g))
+                game.start(state, g)
+    return log.result()
 
 
 def rotated_match(game: Game, agents: list[Agent], episodes: int, seed: int = 0, batch_size: int = 256) -> list[Record]:
@@ -93,18 +201,24 @@ def rotated_match(game: Game, agents: list[Agent], episodes: int, seed: int = 0,
         raise ValueError(f"{game.name} with {players} players needs {players} agents, got {len(agents)}")
     batch_size = max(1, min(batch_size, math.ceil(episodes / players)))
     per_slot = max(1, math.ceil(episodes / (players * batch_size)))
+    stateful = any(isinstance(agent, StatefulAgent) for agent in agents)
+    play = play_seated_states if stateful else play_seated_batched
     records = [Record(agent.name) for agent in agents]
     for shift in range(players):
         seated = [agents[(s + shift) % players] for s in range(players)]
-        reward, points, hands = play_seated(game, seated, per_slot, seed, batch_size)
+        result = play(game, seated, per_slot, seed, batch_size)
+        reward = result.reward
         for s in range(players):
             record = records[(s + shift) % players]
             record.episodes += len(reward)
             record.wins += int((reward[:, s] > 0).sum())
+            record.losses += int((reward[:, s] < 0).sum())
             record.reward += float(reward[:, s].sum())
-            record.points += int(points[:, s].sum())
-            record.hands += int(hands.sum())
+            record.points += int(result.points[:, s].sum())
+            record.hands += int(result.hands.sum())
             record.per_episode_reward.extend(reward[:, s].tolist())
+            record.moves += int(result.moves[s])
+            record.seconds += float(result.seconds[s])
     return records
 
 
@@ -135,7 +249,7 @@ def show_game(variant: str, agent_names: list[str], seed: int, **options: object
         if terminated or truncated:
             env.step(None)
             continue
-        action = agents[agent].act_one(observation)
+        action = agents[agent].act_one(observation, state=env.state_array)
         print(f"  {agent} ({agents[agent].name}): {env.action_name(action)}")
         env.step(action)
         if env.infos[agent].get("hand_points") is not None:

@@ -23,6 +23,7 @@ import numpy as np
 from numba import njit
 
 from domino_env.rng import shuffle
+from domino_env.sampling import DEFAULT_TRIES, place_hidden
 from domino_env.tiles import MAX_PIPS, MAX_TILES, TILE_HIGH, TILE_LOW, TILE_VALUE
 
 MAX_PLAYERS = 10
@@ -550,3 +551,73 @@ def batch_step(state, cfg, actions, obs, mask, seat, rewards, done, hand_over, h
         if done[g]:
             start_game(state, cfg, g)
         emit(state, cfg, g, obs, mask, seat)
+
+
+# ----------------------------------------------------------------------------------------------
+# Determinization: a complete game a seat cannot tell from the real one, for search agents.
+
+
+@njit(cache=True)
+def determinize(state, cfg, g, observer, out, h):
+    """Write into ``out[h]`` a complete game that ``observer`` cannot tell apart from game ``g``.
+
+    Kept: the observer's hand, the table, every hand size, the boneyard's size and what has been
+    drawn from it, the voids, the scores and every other public field. Dealt anew: the tiles the
+    observer cannot see (other hands, the undrawn boneyard in a fresh draw order, Block's undealt
+    tiles), uniformly over the deals that give no seat a number it is known not to hold. The
+    randomness is ``out[h]``'s own generator, which the copy keeps, so nothing hidden in game
+    ``g`` (its faces, its generator) reaches the result.
+
+    Knowledge left unused, so the draw is uniform over a slightly larger set than the observer
+    could narrow it to: under ``lead="highest_double"``, that no higher double was dealt to a
+    hand; and when another seat is to act, its voids on the two open numbers, since a seat in the
+    middle of drawing may just have drawn a tile that fits them (it must play it next).
+    Returns True when the draw is exactly uniform (see :mod:`domino_env.sampling`).
+    """
+    generator = out[h].rng
+    out[h] = state[g]
+    out[h].rng = generator
+    s = out[h]
+    players = cfg[0].num_players
+    acting = s.current
+    # Before the lead, the tile that must lead is known to be the leader's.
+    known_lead = s.lead_tile if s.tiles_on_table == 0 and s.lead_tile >= 0 else -1
+    hidden = np.empty(cfg[0].num_tiles, np.int64)
+    count = 0
+    for t in range(cfg[0].num_tiles):
+        where = s.location[t]
+        if where != ON_TABLE and where != observer and t != known_lead:
+            hidden[count] = t
+            count += 1
+    hidden = hidden[:count]
+    # Places 0 .. P-1 are the seats (the observer's own takes nothing), place P the boneyard.
+    capacity = np.zeros(players + 1, np.int64)
+    forbidden = np.zeros((players + 1, MAX_PIPS + 1), np.uint8)
+    for seat in range(players):
+        if seat != observer:
+            capacity[seat] = s.hand_count[seat]
+            forbidden[seat, :] = s.voids[seat, :]
+    if acting != observer and s.tiles_on_table > 0:
+        forbidden[acting, s.ends[LEFT]] = 0
+        forbidden[acting, s.ends[RIGHT]] = 0
+    if known_lead >= 0 and s.leader != observer:
+        s.location[known_lead] = s.leader
+        capacity[s.leader] -= 1
+    capacity[players] = s.boneyard_size - s.boneyard_top
+    placement = np.empty(count, np.int64)
+    exact = place_hidden(out, h, hidden, capacity, forbidden, placement, DEFAULT_TRIES)
+    undrawn = np.empty(capacity[players], np.int8)
+    k = 0
+    for i in range(count):
+        if placement[i] == players:
+            s.location[hidden[i]] = IN_BONEYARD
+            undrawn[k] = hidden[i]
+            k += 1
+        else:
+            s.location[hidden[i]] = placement[i]
+    shuffle(out, h, undrawn)
+    for i in range(k):
+        s.boneyard[s.boneyard_top + i] = undrawn[i]
+    # The drawn part of the order tells who drew what; the rules never read it again.
+    s.boneyard[: s.boneyard_top] = -1
+    return exact

@@ -45,6 +45,7 @@ from numba import njit
 
 from domino_env.games.draw_rules import LEFT, NO_END, ON_TABLE, RIGHT, fits, place
 from domino_env.rng import below, shuffle
+from domino_env.sampling import DEFAULT_TRIES, place_hidden
 from domino_env.tiles import MAX_TILES, TILE_HIGH, TILE_LOW, TILE_VALUE, total_pips
 
 MAX_PLAYERS = 4
@@ -538,3 +539,45 @@ def batch_step(state, cfg, actions, obs, mask, seat, rewards, done, hand_over, h
         if done[g]:
             start_game(state, cfg, g)
         emit(state, cfg, g, obs, mask, seat)
+
+
+# ----------------------------------------------------------------------------------------------
+# Determinization: a complete game a seat cannot tell from the real one, for search agents.
+
+
+@njit(cache=True)
+def determinize(state, cfg, g, observer, out, h):
+    """Write into ``out[h]`` a complete game that ``observer`` cannot tell apart from game ``g``.
+
+    Kept: the observer's hand, the line, every hand size, the run in progress, the voids, the
+    scores and every other public field. Dealt anew: the other hands and the tiles set aside,
+    uniformly over the deals that give no seat a number it is known not to hold (a seat is void
+    in a number once it could not play on it). The randomness is ``out[h]``'s own generator,
+    which the copy keeps, so nothing hidden in game ``g`` reaches the result. Returns True when
+    the draw is exactly uniform (see :mod:`domino_env.sampling`).
+    """
+    generator = out[h].rng
+    out[h] = state[g]
+    out[h].rng = generator
+    s = out[h]
+    players = cfg[0].num_players
+    hidden = np.empty(NUM_TILES, np.int64)
+    count = 0
+    for t in range(NUM_TILES):
+        if s.location[t] != ON_TABLE and s.location[t] != observer:
+            hidden[count] = t
+            count += 1
+    hidden = hidden[:count]
+    # Places 0 .. P-1 are the seats (the observer's own takes nothing), place P the tiles set aside.
+    capacity = np.zeros(players + 1, np.int64)
+    forbidden = np.zeros((players + 1, NUMBERS), np.uint8)
+    for seat in range(players):
+        if seat != observer:
+            capacity[seat] = s.hand_count[seat]
+            forbidden[seat, :] = s.voids[seat, :]
+    capacity[players] = count - capacity[:players].sum()
+    placement = np.empty(count, np.int64)
+    exact = place_hidden(out, h, hidden, capacity, forbidden, placement, DEFAULT_TRIES)
+    for i in range(count):
+        s.location[hidden[i]] = SET_ASIDE if placement[i] == players else placement[i]
+    return exact

@@ -65,6 +65,7 @@ import numpy as np
 from numba import njit
 
 from domino_env.rng import shuffle
+from domino_env.sampling import DEFAULT_TRIES, place_hidden
 from domino_env.tiles import MAX_PIPS, MAX_TILES, TILE_HIGH, TILE_LOW, TILE_VALUE
 
 MAX_PLAYERS = 8
@@ -729,3 +730,58 @@ def batch_step(state, cfg, actions, obs, mask, seat, rewards, done, hand_over, h
         if done[g]:
             start_game(state, cfg, g)
         emit(state, cfg, g, obs, mask, seat)
+
+
+# ----------------------------------------------------------------------------------------------
+# Determinization: a complete game a seat cannot tell from the real one, for search agents.
+
+
+@njit(cache=True)
+def determinize(state, cfg, g, observer, out, h):
+    """Write into ``out[h]`` a complete game that ``observer`` cannot tell apart from game ``g``.
+
+    Kept: the observer's hand, the trains and the hub, every hand size, the boneyard's size and
+    what has been drawn from it, markers, the pending double, the voids, the scores and every
+    other public field. Dealt anew: the other hands and the undrawn boneyard (in a fresh draw
+    order), uniformly over the deals that give no seat a number it is known not to hold. The
+    randomness is ``out[h]``'s own generator, which the copy keeps, so nothing hidden in game
+    ``g`` reaches the result. Returns True when the draw is exactly uniform (see
+    :mod:`domino_env.sampling`).
+    """
+    generator = out[h].rng
+    out[h] = state[g]
+    out[h].rng = generator
+    s = out[h]
+    players = cfg[0].num_players
+    hidden = np.empty(cfg[0].num_tiles, np.int64)
+    count = 0
+    for t in range(cfg[0].num_tiles):
+        if s.location[t] != ON_TABLE and s.location[t] != observer:
+            hidden[count] = t
+            count += 1
+    hidden = hidden[:count]
+    # Places 0 .. P-1 are the seats (the observer's own takes nothing), place P the boneyard.
+    capacity = np.zeros(players + 1, np.int64)
+    forbidden = np.zeros((players + 1, NUMBERS), np.uint8)
+    for seat in range(players):
+        if seat != observer:
+            capacity[seat] = s.hand_count[seat]
+            forbidden[seat, :] = s.voids[seat, :]
+    capacity[players] = s.boneyard_size - s.boneyard_top
+    placement = np.empty(count, np.int64)
+    exact = place_hidden(out, h, hidden, capacity, forbidden, placement, DEFAULT_TRIES)
+    undrawn = np.empty(capacity[players], np.int8)
+    k = 0
+    for i in range(count):
+        if placement[i] == players:
+            s.location[hidden[i]] = IN_BONEYARD
+            undrawn[k] = hidden[i]
+            k += 1
+        else:
+            s.location[hidden[i]] = placement[i]
+    shuffle(out, h, undrawn)
+    for i in range(k):
+        s.boneyard[s.boneyard_top + i] = undrawn[i]
+    # The drawn part of the order tells who drew what; the rules never read it again.
+    s.boneyard[: s.boneyard_top] = -1
+    return exact

@@ -1,0 +1,227 @@
+"""Hand-written strategies, one per variant: the bar a trained policy should clear first.
+
+Each strategy is a compiled ``policy(state, cfg, g, mask, scratch, effort) -> action`` that
+scores every legal action of game ``g``'s acting seat and plays the best (the lowest index among
+equals). It judges an action by playing it on copies (``scratch``: ``SCRATCH_RECORDS`` records
+of the variant's state) with the variant's own rules and looking at the result from the actor's
+seat, so it knows no rule of its own; it reads only the actor's hand and public facts.
+``effort`` bounds the positions a look-ahead may visit per action (Hungarian's run search): the
+agent plays with ``FULL_EFFORT``, search rollouts with less. The same policies drive the
+rollouts of the search agents (:mod:`agents.search`), every simulated player running it on the
+sampled world.
+
+:class:`HeuristicAgent` plays the policy on a determinization of the real game, so even a
+strategy that looked at a hidden tile would only ever see a sampled one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from agents.base import StatefulAgent
+from domino_env.game import Game
+from domino_env.games import draw_rules, hungarian_rules
+from domino_env.games.draw_rules import LEFT, NO_END, ON_TABLE, RIGHT, team_of
+from domino_env.rng import game_seed
+from domino_env.tiles import MAX_PIPS, TILE_HIGH, TILE_LOW, TILE_VALUE
+
+# Records a policy may use as scratch space: one per tile of the longest Hungarian run, and two.
+SCRATCH_RECORDS = hungarian_rules.LARGEST_HAND + 2
+FULL_EFFORT = 64  # positions per action the heuristic agent's look-ahead may visit
+
+# ---------------------------------------------------------------------------------------------- Draw and Block
+#
+# Draw / Block: shed heavy tiles and doubles early (a double fits only one number, and whatever
+# is left counts against you when the hand blocks); keep open the numbers you hold many of, so
+# you can follow without drawing; open numbers the next opponent is known to lack (it drew or
+# passed on them), or that no unseen tile carries, so it must draw or pass; avoid leaving two
+# ends you cannot follow. Going out wins at once; a move that blocks the hand is judged by its
+# result.
+
+DRAW_PIPS = 1.0  # per pip of the tile played
+DRAW_DOUBLE = 5.0  # playing a double
+DRAW_KEEP = 2.0  # per tile of mine that fits an open end afterwards
+DRAW_SHUT = 6.0  # per open end the next opponent cannot follow
+DRAW_STUCK = 4.0  # neither end fits any tile of mine afterwards
+END_OF_HAND = 1e6  # times the actor's reward when the action ends the hand
+NOT_A_PLAY = -1e9  # draw or pass: taken only when nothing else is legal
+
+
+@njit(cache=True)
+def draw_score(state, cfg, g, seat, action, scratch):
+    """How good ``action`` is for ``seat`` in Draw or Block (higher is better)."""
+    tiles = cfg[0].num_tiles
+    if action >= 2 * tiles:
+        return NOT_A_PLAY
+    scratch[0] = state[g]
+    if draw_rules.step(scratch, cfg, 0, action) != draw_rules.PLAYING:
+        return END_OF_HAND * scratch[0].rewards[seat]
+    s = scratch[0]
+    tile = action // 2
+    score = DRAW_PIPS * TILE_VALUE[tile]
+    if TILE_LOW[tile] == TILE_HIGH[tile]:
+        score += DRAW_DOUBLE
+    mine = np.zeros(MAX_PIPS + 1, np.int64)
+    unseen = np.zeros(MAX_PIPS + 1, np.int64)
+    for t in range(tiles):
+        where = s.location[t]
+        if where == ON_TABLE:
+            continue
+        counts = mine if where == seat else unseen
+        counts[TILE_LOW[t]] += 1
+        if TILE_HIGH[t] != TILE_LOW[t]:
+            counts[TILE_HIGH[t]] += 1
+    following = (seat + 1) % cfg[0].num_players
+    opponent_follows = team_of(cfg, following) != team_of(cfg, seat)
+    stuck = True
+    for end in (LEFT, RIGHT):
+        number = s.ends[end]
+        score += DRAW_KEEP * mine[number]
+        stuck = stuck and mine[number] == 0
+        if unseen[number] == 0 or (opponent_follows and s.voids[following, number]):
+            score += DRAW_SHUT
+    if stuck:
+        score -= DRAW_STUCK
+    return score
+
+
+@njit(cache=True)
+def draw_policy(state, cfg, g, mask, scratch, effort):
+    """The Draw / Block strategy: the legal action with the best ``draw_score`` (it looks
+    one move ahead only, so ``effort`` does not matter)."""
+    seat = state[g].current
+    best = -1
+    best_score = -np.inf
+    for action in range(mask.shape[0]):
+        if mask[action]:
+            score = draw_score(state, cfg, g, seat, action, scratch)
+            if score > best_score:
+                best, best_score = action, score
+    return best
+
+
+# ---------------------------------------------------------------------------------------------- Hungarian
+#
+# Hungarian: a turn is a run that must go on while a tile fits, and every pip left in hand
+# counts against you, so choose the order of the run (and, leading, the number that stays open)
+# that sheds the most pips. The run is searched move by move with the rules themselves, since it
+# depends only on your own hand. Among runs that shed alike, prefer one that leaves the next
+# player an end it is known to lack (it must pass). Going out, or blocking the hand as its
+# winner, beats everything.
+
+HUNGARIAN_SHUT = 5.0  # the next player is known to hold nothing for the open end(s)
+
+
+@njit(cache=True)
+def run_end_value(s, status, seat, shed):
+    """Value for ``seat`` of the position ``s`` reached when its run ends (or is cut off),
+    having shed ``shed`` pips; ``status`` is what the last ``step`` returned."""
+    if status != hungarian_rules.PLAYING:
+        return END_OF_HAND * s.rewards[seat] + shed
+    value = float(shed)
+    following = s.current
+    if following != seat:
+        shut = True
+        for side in (LEFT, RIGHT):
+            number = s.ends[side]
+            if number != NO_END and s.voids[following, number] == 0:
+                shut = False
+        if shut:
+            value += HUNGARIAN_SHUT
+    return value
+
+
+@njit(cache=True)
+def hungarian_score(state, cfg, g, seat, action, runs, effort):
+    """The best ``run_end_value`` over the ways ``seat`` can go on after ``action``, found by a
+    depth-first search over ``runs`` (one record per tile of the run) that visits at most
+    ``effort`` positions; a run cut short counts the pips shed so far."""
+    if action == hungarian_rules.PASS:
+        return NOT_A_PLAY
+    actions = hungarian_rules.NUM_ACTIONS
+    deepest = runs.shape[0] - 1
+    masks = np.zeros((runs.shape[0], actions), np.int8)
+    shed = np.zeros(runs.shape[0], np.int64)
+    cursor = np.zeros(runs.shape[0], np.int64)
+    runs[0] = state[g]
+    status = hungarian_rules.step(runs, cfg, 0, action)
+    shed[0] = TILE_VALUE[action // 2]
+    if status != hungarian_rules.PLAYING or not runs[0].run_active or runs[0].current != seat:
+        return run_end_value(runs[0], status, seat, shed[0])
+    hungarian_rules.legal_mask(runs, cfg, 0, masks[0])
+    best = -np.inf
+    depth = 0
+    positions = 0
+    while depth >= 0:
+        next_action = cursor[depth]
+        while next_action < actions and masks[depth, next_action] == 0:
+            next_action += 1
+        if next_action == actions:
+            depth -= 1
+            continue
+        cursor[depth] = next_action + 1
+        runs[depth + 1] = runs[depth]
+        status = hungarian_rules.step(runs, cfg, depth + 1, next_action)
+        shed[depth + 1] = shed[depth] + TILE_VALUE[next_action // 2]
+        positions += 1
+        s = runs[depth + 1]
+        if (
+            status != hungarian_rules.PLAYING
+            or not s.run_active
+            or s.current != seat
+            or positions >= effort
+            or depth + 1 == deepest
+        ):
+            best = max(best, run_end_value(s, status, seat, shed[depth + 1]))
+        else:
+            depth += 1
+            cursor[depth] = 0
+            hungarian_rules.legal_mask(runs, cfg, depth, masks[depth])
+    return best
+
+
+@njit(cache=True)
+def hungarian_policy(state, cfg, g, mask, scratch, effort):
+    """The Hungarian strategy: the legal action that starts the best run."""
+    seat = state[g].current
+    best = -1
+    best_score = -np.inf
+    for action in range(mask.shape[0]):
+        if mask[action]:
+            score = hungarian_score(state, cfg, g, seat, action, scratch, effort)
+            if score > best_score:
+                best, best_score = action, score
+    return best
+
+
+# Each variant's strategy, by ``Game.name``.
+HEURISTICS = {"draw": draw_policy, "block": draw_policy, "hungarian": hungarian_policy}
+
+
+def heuristic_policy(game: Game):
+    """The compiled strategy of ``game``'s variant, or a clear error for one that has none."""
+    if game.name not in HEURISTICS:
+        raise ValueError(f"no heuristic strategy for {game.name!r} yet; variants with one: {', '.join(HEURISTICS)}")
+    return HEURISTICS[game.name]
+
+
+class HeuristicAgent(StatefulAgent):
+    """Plays its variant's hand-written strategy (see the module docstring) on a determinization
+    of the game, which keeps exactly what the acting seat knows."""
+
+    name = "heuristic"
+
+    def __init__(self, game: Game, seed: int | None = None) -> None:
+        super().__init__(game)
+        self.policy = heuristic_policy(game)
+        self.view = game.new_state(1)
+        self.view[0]["rng"] = game_seed(0 if seed is None else seed, 0)
+        self.scratch = game.new_state(SCRATCH_RECORDS)
+        self.mask = np.zeros(game.num_actions, np.int8)
+
+    def act_state(self, state: np.ndarray, g: int) -> int:
+        seat = self.game.current_seat(state, g)
+        self.game.determinize(state, g, seat, self.view, 0)
+        self.game.legal_mask(self.view, 0, self.mask)
+        return int(self.policy(self.view, self.game.packed_config, 0, self.mask, self.scratch, FULL_EFFORT))
