@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[train,bench,dev]"
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[train,bench,dev,sb3,rllib,torchrl]"
 	touch $(STAMP)
 
 setup: $(STAMP)

@@ -7,13 +7,17 @@ batch = domino_env.make_batched("draw", batch_size=1024)
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import gymnasium
 import pettingzoo
 
 from domino_env.batched import BatchedEnv
 from domino_env.env import DominoEnv, IllegalActionError, wrap
 from domino_env.variants import GAMES, make_game
+
+if TYPE_CHECKING:
+    from domino_env.single_agent import DominoSingleAgentEnv
 
 __all__ = [
     "VARIANTS",
@@ -23,6 +27,7 @@ __all__ = [
     "make",
     "make_batched",
     "make_game",
+    "make_single_agent",
     "raw_env",
 ]
 __version__ = "0.1.0"
@@ -49,5 +54,18 @@ def make_batched(variant: str, batch_size: int, **options: Any) -> BatchedEnv:
     return BatchedEnv(make_game(variant, **options), batch_size)
 
 
+def make_single_agent(variant: str, **kwargs: Any) -> DominoSingleAgentEnv:
+    """A Gymnasium single-agent view of ``variant``: one learning seat, the others played by
+    given agents (see :class:`~domino_env.single_agent.DominoSingleAgentEnv` for the keywords)."""
+    from domino_env.single_agent import DominoSingleAgentEnv
+
+    return DominoSingleAgentEnv(variant, **kwargs)
+
+
 for _variant in VARIANTS:
     pettingzoo.register("aec", f"dominoes/{_variant}-v0", entry_point=f"domino_env.{_variant}_v0:env")
+    gymnasium.register(
+        f"dominoes/{_variant}-single-agent-v0",
+        entry_point="domino_env.single_agent:DominoSingleAgentEnv",
+        kwargs={"variant": _variant},
+    )
