@@ -516,7 +516,9 @@ def observe(state, cfg, g, seat, out):
 
 
 # ----------------------------------------------------------------------------------------------
-# Batched driving: every game of the batch in one call.
+# Batched driving: every game of the batch in one call. Each rules module keeps its own copy of
+# these three short loops: a shared driver taking the rules functions as arguments would work,
+# but numba cannot cache such a function, and every process would compile it again.
 
 
 @njit(cache=True)
