@@ -3,7 +3,7 @@
 PettingZoo's api_test and seed_test; invariants over 10,000 random games per configuration on
 the batched engine, against a restatement of RULES.md section 3 in plain numpy (legal actions,
 every transition of a turn, scoring and the match limit); no leak of hidden tiles, the 4 set
-aside included; determinism; the AEC environment and the batched engine agreeing step by step;
+aside included (determinism and AEC-batched agreement: tests/test_determinism.py);
 the built-in agents on the batched engine.
 """
 
@@ -348,85 +348,6 @@ def test_set_aside_tiles_are_hidden_but_own_hand_is_not():
     assert not np.array_equal(views(game, record, 0)[0], views(game, traded, 0)[0])
     for seat in (1, 2):
         assert np.array_equal(views(game, record, seat)[0], views(game, traded, seat)[0])
-
-
-# ---------------------------------------------------------------------------------------------
-# Determinism, and the AEC environment against the batched engine
-
-DETERMINISM_CONFIGS = ["3p", "2p-two-ends-match-points", "4p-elimination"]
-
-
-def aec_trajectory(options: dict, seed: int, episodes: int = 3) -> list:
-    """Every observation of every agent, the rewards and the actions, over a few episodes."""
-    env = domino_env.make("hungarian", **options)
-    rng = np.random.default_rng(1)
-    log: list = []
-    env.reset(seed=seed)
-    for _ in range(episodes):
-        for agent in env.agent_iter():
-            obs, reward, term, trunc, info = env.last()
-            log.append((agent, obs["observation"].tolist(), reward, info))
-            action = None if term or trunc else int(sample_legal(obs["action_mask"][None], rng.random(1))[0])
-            log.append(action)
-            env.step(action)
-        env.reset()
-    return log
-
-
-@pytest.mark.parametrize("name", DETERMINISM_CONFIGS)
-def test_aec_same_seed_same_game(name: str) -> None:
-    first = aec_trajectory(CONFIGS[name], seed=42)
-    assert first == aec_trajectory(CONFIGS[name], seed=42)
-    assert first != aec_trajectory(CONFIGS[name], seed=43)
-
-
-@pytest.mark.parametrize("name", DETERMINISM_CONFIGS)
-def test_batched_same_seed_same_game(name: str) -> None:
-    def run(seed: int) -> list[np.ndarray]:
-        batch = domino_env.make_batched("hungarian", 64, **CONFIGS[name])
-        rng = np.random.default_rng(2)
-        obs, mask, seat = batch.reset(seed=seed)
-        out = [obs, mask, seat]
-        for _ in range(200):
-            obs, mask, seat, rewards, done = batch.step(sample_legal(mask, rng.random(64)))
-            out += [obs, mask, seat, rewards, done]
-        return out
-
-    first, second = run(5), run(5)
-    assert all(np.array_equal(a, b) for a, b in zip(first, second, strict=True))
-    assert not np.array_equal(first[0], run(6)[0])
-
-
-@pytest.mark.parametrize("name", DETERMINISM_CONFIGS)
-def test_aec_and_batched_agree_step_by_step(name: str) -> None:
-    """Game 0 of a batch seeded with s is the AEC game seeded with s, across episodes."""
-    env = domino_env.raw_env("hungarian", **CONFIGS[name])
-    batch = domino_env.make_batched("hungarian", 8, **CONFIGS[name])
-    rng = np.random.default_rng(3)
-    env.reset(seed=9)
-    obs, mask, seat = batch.reset(seed=9)
-    episodes = 0
-    while episodes < 4:
-        agent = env.agent_selection
-        if env.terminations[agent] and not all(env.terminations.values()):
-            env.step(None)  # an eliminated player leaves the environment; the batch has no such step
-            continue
-        view = env.observe(agent)
-        assert env.agent_seat[agent] == seat[0]
-        assert np.array_equal(view["observation"], obs[0])
-        assert np.array_equal(view["action_mask"], mask[0])
-        actions = sample_legal(mask, rng.random(8))
-        env.step(int(actions[0]))
-        obs, mask, seat, rewards, done = batch.step(actions)
-        assert [env.rewards.get(a, 0.0) for a in env.possible_agents] == pytest.approx(rewards[0].tolist())
-        if batch.hand_over[0]:
-            reported = [env.infos[a]["hand_points"] for a in env.possible_agents if a in env.infos]
-            in_play = [seat for seat, a in enumerate(env.possible_agents) if a in env.infos]
-            assert reported == batch.hand_points[0][in_play].tolist()
-        if done[0]:
-            assert all(env.terminations.values())
-            env.reset()
-            episodes += 1
 
 
 # ---------------------------------------------------------------------------------------------

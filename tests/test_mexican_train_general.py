@@ -3,8 +3,8 @@
 PettingZoo's api_test and seed_test; invariants over 10,000 random rounds per configuration on
 the batched engine, against a restatement of RULES.md section 4 in plain numpy (legal actions,
 every transition, the voids, scoring, the engine and the rounds of a match); no leak of hidden
-tiles; determinism; the AEC environment and the batched engine agreeing step by step; the
-built-in agents on the batched engine.
+tiles; the built-in agents on the batched engine (determinism and AEC-batched agreement:
+tests/test_determinism.py).
 """
 
 from __future__ import annotations
@@ -471,83 +471,6 @@ def test_own_hand_is_visible_to_its_owner_only():
     assert not np.array_equal(views(game, record, 0)[0], views(game, traded, 0)[0])
     assert not np.array_equal(views(game, record, 1)[0], views(game, traded, 1)[0])
     assert np.array_equal(views(game, record, 2)[0], views(game, traded, 2)[0])
-
-
-# ---------------------------------------------------------------------------------------------
-# Determinism, and the AEC environment against the batched engine
-
-DETERMINISM_CONFIGS = ["4p", "4p-set-aside-chain-must-play", "2p-match"]
-
-
-def aec_trajectory(options: dict, seed: int, episodes: int = 2) -> list:
-    """Every observation of every agent, the rewards and the actions, over a few episodes."""
-    env = domino_env.make("mexican_train", **options)
-    rng = np.random.default_rng(1)
-    log: list = []
-    env.reset(seed=seed)
-    for _ in range(episodes):
-        for agent in env.agent_iter():
-            obs, reward, term, trunc, info = env.last()
-            log.append((agent, obs["observation"].tolist(), reward, info))
-            action = None if term or trunc else int(sample_legal(obs["action_mask"][None], rng.random(1))[0])
-            log.append(action)
-            env.step(action)
-        env.reset()
-    return log
-
-
-@pytest.mark.parametrize("name", DETERMINISM_CONFIGS)
-def test_aec_same_seed_same_game(name: str) -> None:
-    first = aec_trajectory(CONFIGS[name], seed=42)
-    assert first == aec_trajectory(CONFIGS[name], seed=42)
-    assert first != aec_trajectory(CONFIGS[name], seed=43)
-
-
-@pytest.mark.parametrize("name", DETERMINISM_CONFIGS)
-def test_batched_same_seed_same_game(name: str) -> None:
-    def run(seed: int) -> list[np.ndarray]:
-        batch = domino_env.make_batched("mexican_train", 64, **CONFIGS[name])
-        rng = np.random.default_rng(2)
-        obs, mask, seat = batch.reset(seed=seed)
-        out = [obs, mask, seat]
-        for _ in range(300):
-            obs, mask, seat, rewards, done = batch.step(sample_legal(mask, rng.random(64)))
-            out += [obs, mask, seat, rewards, done]
-        return out
-
-    first, second = run(5), run(5)
-    assert all(np.array_equal(a, b) for a, b in zip(first, second, strict=True))
-    assert not np.array_equal(first[0], run(6)[0])
-
-
-@pytest.mark.parametrize("name", DETERMINISM_CONFIGS)
-def test_aec_and_batched_agree_step_by_step(name: str) -> None:
-    """Game 0 of a batch seeded with s is the AEC game seeded with s, across episodes."""
-    env = domino_env.raw_env("mexican_train", **CONFIGS[name])
-    batch = domino_env.make_batched("mexican_train", 8, **CONFIGS[name])
-    rng = np.random.default_rng(3)
-    env.reset(seed=9)
-    obs, mask, seat = batch.reset(seed=9)
-    episodes = 0
-    while episodes < 3:
-        agent = env.agent_selection
-        view = env.observe(agent)
-        assert env.agent_seat[agent] == seat[0]
-        assert np.array_equal(view["observation"], obs[0])
-        assert np.array_equal(view["action_mask"], mask[0])
-        actions = sample_legal(mask, rng.random(8))
-        env.step(int(actions[0]))
-        obs, mask, seat, rewards, done = batch.step(actions)
-        assert [env.rewards[a] for a in env.possible_agents] == pytest.approx(rewards[0].tolist())
-        if batch.hand_over[0]:
-            assert [env.infos[a]["hand_points"] for a in env.possible_agents] == batch.hand_points[0].tolist()
-            if not done[0]:  # (a finished game 0 has restarted in the batch)
-                totals = batch.state[0]["match_points"][: env.num_agents].tolist()
-                assert env.infos["player_0"]["match_points"] == totals
-        if done[0]:
-            assert all(env.terminations.values())
-            env.reset()
-            episodes += 1
 
 
 # ---------------------------------------------------------------------------------------------
