@@ -21,7 +21,7 @@ from numba import njit
 
 from agents.base import StatefulAgent
 from domino_env.game import Game
-from domino_env.games import draw_rules, hungarian_rules
+from domino_env.games import draw_rules, hungarian_rules, mexican_train_rules
 from domino_env.games.draw_rules import LEFT, NO_END, ON_TABLE, RIGHT, team_of
 from domino_env.rng import game_seed
 from domino_env.tiles import MAX_PIPS, TILE_HIGH, TILE_LOW, TILE_VALUE
@@ -195,8 +195,84 @@ def hungarian_policy(state, cfg, g, mask, scratch, effort):
     return best
 
 
+# ---------------------------------------------------------------------------------------------- Mexican Train
+#
+# Mexican Train: your own train is the one only you may use while your marker is down, so keep
+# it connectable: prefer a play that leaves tiles of yours fitting its open number, and put the
+# tiles that fit no such chain on the Mexican Train or a marked train instead. Play a double
+# when you hold a tile to satisfy it; shed heavy tiles; keep your marker down (a play on your own
+# train lifts it). Opening a public train on a number the next player is known to lack, or that
+# no unseen tile shows, makes it draw. Going out beats everything.
+
+MEXICAN_PIPS = 1.0  # per pip of the tile played
+MEXICAN_KEEP = 3.0  # per tile of mine that fits my own train afterwards
+MEXICAN_STUCK = 6.0  # no tile of mine fits my own train afterwards
+MEXICAN_SATISFY = 8.0  # a double I played and hold a tile to satisfy
+MEXICAN_UNSATISFIED = 4.0  # a double I played and cannot satisfy
+MEXICAN_MARKER = 6.0  # my marker is up afterwards
+MEXICAN_SHUT = 2.0  # a public train I played on now shows a number the next player lacks
+
+
+@njit(cache=True)
+def mexican_score(state, cfg, g, seat, action, scratch):
+    """How good ``action`` is for ``seat`` in Mexican Train (higher is better)."""
+    stride = cfg[0].num_players + 1
+    if action >= mexican_train_rules.draw_action(cfg):
+        return NOT_A_PLAY
+    scratch[0] = state[g]
+    if mexican_train_rules.step(scratch, cfg, 0, action) != mexican_train_rules.PLAYING:
+        return END_OF_HAND * scratch[0].rewards[seat]
+    s = scratch[0]
+    tile = action // stride
+    train = mexican_train_rules.train_at(cfg, seat, action % stride)
+    score = MEXICAN_PIPS * TILE_VALUE[tile]
+    own = s.train_end[seat]
+    keep = 0
+    unseen = np.zeros(MAX_PIPS + 1, np.int64)
+    for t in range(cfg[0].num_tiles):
+        where = s.location[t]
+        if where == seat:
+            if mexican_train_rules.fits(t, own):
+                keep += 1
+        elif where != mexican_train_rules.ON_TABLE:
+            unseen[TILE_LOW[t]] += 1
+            if TILE_HIGH[t] != TILE_LOW[t]:
+                unseen[TILE_HIGH[t]] += 1
+    score += MEXICAN_KEEP * keep
+    if keep == 0:
+        score -= MEXICAN_STUCK
+    if s.pending_train == train and s.current == seat:  # I played a double and must satisfy it
+        if mexican_train_rules.holds_fit(scratch, cfg, 0, seat, s.train_end[train]):
+            score += MEXICAN_SATISFY
+        else:
+            score -= MEXICAN_UNSATISFIED
+    if s.marker[seat]:
+        score -= MEXICAN_MARKER
+    if train != seat:
+        number = s.train_end[train]
+        following = (seat + 1) % cfg[0].num_players
+        if unseen[number] == 0 or s.voids[following, number]:
+            score += MEXICAN_SHUT
+    return score
+
+
+@njit(cache=True)
+def mexican_policy(state, cfg, g, mask, scratch, effort):
+    """The Mexican Train strategy: the legal action with the best ``mexican_score`` (one move
+    ahead only, so ``effort`` does not matter)."""
+    seat = state[g].current
+    best = -1
+    best_score = -np.inf
+    for action in range(mask.shape[0]):
+        if mask[action]:
+            score = mexican_score(state, cfg, g, seat, action, scratch)
+            if score > best_score:
+                best, best_score = action, score
+    return best
+
+
 # Each variant's strategy, by ``Game.name``.
-HEURISTICS = {"draw": draw_policy, "block": draw_policy, "hungarian": hungarian_policy}
+HEURISTICS = {"draw": draw_policy, "block": draw_policy, "hungarian": hungarian_policy, "mexican_train": mexican_policy}
 
 
 def heuristic_policy(game: Game):

@@ -8,7 +8,7 @@ its 95% Wilson interval, whether the interval lies above one half, and both agen
 per move (every move they were asked for, forced ones included; one core each). Budgets are
 simulations per move, the same for the three search agents of a variant.
 
-    .venv/bin/python -m benchmarks.strength [--variants draw block hungarian] [--workers 2]
+    .venv/bin/python -m benchmarks.strength [--variants draw block hungarian mexican_train] [--workers 2]
         [--scale 1.0] [--markdown]
 
 ``--scale`` multiplies every number of games (at least 1,000 per row by default). Pairings run
@@ -71,6 +71,18 @@ LADDERS = {
         simulations=600,
         games={
             ("heuristic", "greedy"): 4000,
+            ("pimc", "heuristic"): 1000,
+            ("ismcts", "heuristic"): 1000,
+            ("oracle", "pimc"): 1000,
+            ("oracle", "ismcts"): 1000,
+        },
+    ),
+    # A round is ~100 moves and every rollout plays one out, so the budget is small: the whole
+    # ladder took 555 s with 2 workers (on 2 cores shared with other work).
+    "mexican_train": Ladder(
+        simulations=64,
+        games={
+            ("heuristic", "greedy"): 2000,
             ("pimc", "heuristic"): 1000,
             ("ismcts", "heuristic"): 1000,
             ("oracle", "pimc"): 1000,

@@ -308,6 +308,35 @@ def test_search_agents_play_only_legal_actions(variant: str) -> None:
             assert records[0].moves > 0
 
 
+def test_search_agents_play_only_legal_actions_in_mexican_train() -> None:
+    """Mexican Train rounds are long: fewer episodes, but every agent in two and three seats."""
+    for num_players in (2, 3):
+        game = domino_env.make_game("mexican_train", num_players=num_players)
+        for name, budget in SMALL.items():
+            budget = {"simulations": 8} if budget else {}
+            agents = [make_agent(name, game, seed=1, **budget)]
+            agents += [make_agent("random", game, seed=s) for s in range(num_players - 1)]
+            records = rotated_match(game, agents, episodes=2 * num_players, seed=3, batch_size=2)
+            assert records[0].moves > 0
+
+
+def test_the_mexican_train_heuristic_plays_a_full_round() -> None:
+    """Heuristic against heuristic, four seats, until the round ends: every choice is legal."""
+    game = domino_env.make_game("mexican_train", num_players=4)
+    state = game.new_state(1)
+    game.seed(state, 0, 11)
+    game.start(state, 0)
+    agents = [HeuristicAgent(game, seed=seat) for seat in range(4)]
+    moves = 0
+    status = game.rules.PLAYING
+    while status == game.rules.PLAYING:
+        action = agents[game.current_seat(state, 0)].act_state(state, 0)
+        status = apply(game, state, action)  # refuses an illegal action
+        moves += 1
+    assert state[0]["game_over"] and moves > 20
+    assert state[0]["hand_count"][:4].min() == 0 or state[0]["passes"] >= 4  # went out, or blocked
+
+
 def test_agents_play_on_the_aec_environment_with_a_time_budget() -> None:
     env = domino_env.raw_env("draw", num_players=2)
     env.reset(seed=4)
