@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from domino_env import options as opt
 from domino_env.rng import game_seed
 
 
@@ -38,12 +39,21 @@ class Game:
     observation_layout: dict[str, slice]
     observation_doc: dict[str, str]
 
-    def __init__(self, config: NamedTuple) -> None:
-        self.config = config
-        self.packed_config = pack_config(config)
+    defaults: dict[str, Any]  # every option of the variant with its default
 
-    def _index_actions(self) -> None:
-        """Name every action once (call when ``num_actions`` is known)."""
+    def __init__(self, **options: Any) -> None:
+        """Check ``options`` against ``defaults``, build the config, and size the spaces from the
+        rules module (``num_actions``, ``observation_size``, ``layout_sizes``)."""
+        opt.refuse_unknown(self.name, options, self.defaults)
+        self.options = {**self.defaults, **options}
+        self.config = self._make_config(self.options)
+        self.packed_config = pack_config(self.config)
+        self.num_players = self.config.num_players
+        self.num_actions = self.rules.num_actions(self.config)
+        self.observation_size = int(self.rules.observation_size(self.packed_config))
+        sizes = self.rules.layout_sizes(self.packed_config)
+        self.observation_layout = layout_from_sizes(self.rules.OBSERVATION_BLOCKS, sizes)
+        self.observation_doc = dict(self.rules.OBSERVATION_BLOCKS)
         self.action_tiles = np.array([self._action_tile(a) for a in range(self.num_actions)], np.int64)
         self.action_tiles.flags.writeable = False
         self._action_names = [self._name_action(a) for a in range(self.num_actions)]
@@ -76,6 +86,16 @@ class Game:
 
     def observe(self, state: np.ndarray, game: int, seat: int, out: np.ndarray) -> None:
         self.rules.observe(state, self.packed_config, game, seat, out)
+
+    def view(self, state: np.ndarray, game: int, seat: int) -> tuple[np.ndarray, np.ndarray]:
+        """What ``seat`` is shown, as the AEC environment shows it: its observation, and its
+        legal actions (all zeros when another seat is to act)."""
+        observation = np.empty(self.observation_size, np.float32)
+        self.observe(state, game, seat, observation)
+        mask = np.zeros(self.num_actions, np.int8)
+        if self.current_seat(state, game) == seat:
+            self.legal_mask(state, game, mask)
+        return observation, mask
 
     def determinize(self, state: np.ndarray, game: int, observer: int, out: np.ndarray, out_game: int) -> bool:
         """Write into ``out[out_game]`` a complete game ``observer`` cannot tell from game ``game``:
@@ -121,6 +141,10 @@ class Game:
             ) from None
 
     # ------------------------------------------------------------------ per variant
+    def _make_config(self, values: dict[str, Any]) -> NamedTuple:
+        """The rules' integer config from the checked option values; refuses bad values."""
+        raise NotImplementedError
+
     def prepare_deal(self, deal: dict[str, Any]) -> tuple:
         """Check a user's deal and return the extra arguments of ``start_game_from_deal``."""
         raise NotImplementedError

@@ -52,15 +52,6 @@ def shuffle_hidden(record: np.ndarray, cfg: rules.DrawConfig, observer: int, rng
     return shuffled
 
 
-def views(game, record: np.ndarray, seat: int) -> tuple[np.ndarray, np.ndarray]:
-    obs = np.empty(game.observation_size, np.float32)
-    game.observe(record, 0, seat, obs)
-    mask = np.zeros(game.num_actions, np.int8)
-    if game.current_seat(record, 0) == seat:
-        game.legal_mask(record, 0, mask)
-    return obs, mask
-
-
 @pytest.mark.parametrize("name", NAMES)
 def test_observation_ignores_hidden_tiles(name: str) -> None:
     variant, options = CONFIGS[name]
@@ -69,11 +60,11 @@ def test_observation_ignores_hidden_tiles(name: str) -> None:
     changed = 0
     for record in mid_game_states(variant, options):
         for observer in range(game.num_players):
-            obs, mask = views(game, record, observer)
+            obs, mask = game.view(record, 0, observer)
             for _ in range(3):
                 other = shuffle_hidden(record, game.config, observer, rng)
                 changed += not np.array_equal(other["location"], record["location"])
-                other_obs, other_mask = views(game, other, observer)
+                other_obs, other_mask = game.view(other, 0, observer)
                 assert np.array_equal(obs, other_obs)
                 assert np.array_equal(mask, other_mask)
     assert changed > 1000, "the shuffles must actually move hidden tiles"
@@ -89,4 +80,4 @@ def test_own_hand_is_visible() -> None:
     theirs = int(np.flatnonzero(loc[: game.config.num_tiles] == 1)[0])
     swapped = record.copy()
     swapped[0]["location"][mine], swapped[0]["location"][theirs] = 1, 0
-    assert not np.array_equal(views(game, record, 0)[0], views(game, swapped, 0)[0])
+    assert not np.array_equal(game.view(record, 0, 0)[0], game.view(swapped, 0, 0)[0])

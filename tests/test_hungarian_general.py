@@ -308,15 +308,6 @@ def shuffle_hidden(record: np.ndarray, observer: int, rng: np.random.Generator) 
     return shuffled
 
 
-def views(game, record: np.ndarray, seat: int) -> tuple[np.ndarray, np.ndarray]:
-    obs = np.empty(game.observation_size, np.float32)
-    game.observe(record, 0, seat, obs)
-    mask = np.zeros(game.num_actions, np.int8)
-    if game.current_seat(record, 0) == seat:
-        game.legal_mask(record, 0, mask)
-    return obs, mask
-
-
 @pytest.mark.parametrize("name", LEAK_CONFIGS)
 def test_observation_ignores_hidden_tiles(name: str) -> None:
     game = domino_env.make_game("hungarian", **CONFIGS[name])
@@ -324,12 +315,12 @@ def test_observation_ignores_hidden_tiles(name: str) -> None:
     moved_set_aside = 0
     for record in mid_game_states(CONFIGS[name]):
         for observer in range(game.num_players):
-            obs, mask = views(game, record, observer)
+            obs, mask = game.view(record, 0, observer)
             for _ in range(3):
                 other = shuffle_hidden(record, observer, rng)
                 set_aside = record[0]["location"] == rules.SET_ASIDE
                 moved_set_aside += not np.array_equal(set_aside, other[0]["location"] == rules.SET_ASIDE)
-                other_obs, other_mask = views(game, other, observer)
+                other_obs, other_mask = game.view(other, 0, observer)
                 assert np.array_equal(obs, other_obs)
                 assert np.array_equal(mask, other_mask)
     assert moved_set_aside > 1000, "the shuffles must trade set-aside tiles with hands"
@@ -345,9 +336,9 @@ def test_set_aside_tiles_are_hidden_but_own_hand_is_not():
     aside = int(np.flatnonzero(loc == rules.SET_ASIDE)[0])
     traded = record.copy()
     traded[0]["location"][mine], traded[0]["location"][aside] = rules.SET_ASIDE, 0
-    assert not np.array_equal(views(game, record, 0)[0], views(game, traded, 0)[0])
+    assert not np.array_equal(game.view(record, 0, 0)[0], game.view(traded, 0, 0)[0])
     for seat in (1, 2):
-        assert np.array_equal(views(game, record, seat)[0], views(game, traded, seat)[0])
+        assert np.array_equal(game.view(record, 0, seat)[0], game.view(traded, 0, seat)[0])
 
 
 # ---------------------------------------------------------------------------------------------

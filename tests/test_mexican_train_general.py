@@ -433,15 +433,6 @@ def shuffle_hidden(record: np.ndarray, observer: int, cfg: rules.MexicanTrainCon
     return shuffled
 
 
-def views(game, record: np.ndarray, seat: int) -> tuple[np.ndarray, np.ndarray]:
-    obs = np.empty(game.observation_size, np.float32)
-    game.observe(record, 0, seat, obs)
-    mask = np.zeros(game.num_actions, np.int8)
-    if game.current_seat(record, 0) == seat:
-        game.legal_mask(record, 0, mask)
-    return obs, mask
-
-
 @pytest.mark.parametrize("name", LEAK_CONFIGS)
 def test_observation_ignores_hidden_tiles(name: str) -> None:
     game = domino_env.make_game("mexican_train", **CONFIGS[name])
@@ -449,11 +440,11 @@ def test_observation_ignores_hidden_tiles(name: str) -> None:
     moved = 0
     for record in mid_game_states(CONFIGS[name]):
         for observer in range(game.num_players):
-            obs, mask = views(game, record, observer)
+            obs, mask = game.view(record, 0, observer)
             for _ in range(2):
                 other = shuffle_hidden(record, observer, game.config, rng)
                 moved += not np.array_equal(other["boneyard"], record["boneyard"])
-                other_obs, other_mask = views(game, other, observer)
+                other_obs, other_mask = game.view(other, 0, observer)
                 assert np.array_equal(obs, other_obs)
                 assert np.array_equal(mask, other_mask)
     assert moved > 500, "the shuffles must actually move hidden tiles"
@@ -468,9 +459,9 @@ def test_own_hand_is_visible_to_its_owner_only():
     mine, theirs = int(np.flatnonzero(loc == 0)[0]), int(np.flatnonzero(loc == 1)[0])
     traded = record.copy()
     traded[0]["location"][mine], traded[0]["location"][theirs] = 1, 0
-    assert not np.array_equal(views(game, record, 0)[0], views(game, traded, 0)[0])
-    assert not np.array_equal(views(game, record, 1)[0], views(game, traded, 1)[0])
-    assert np.array_equal(views(game, record, 2)[0], views(game, traded, 2)[0])
+    assert not np.array_equal(game.view(record, 0, 0)[0], game.view(traded, 0, 0)[0])
+    assert not np.array_equal(game.view(record, 0, 1)[0], game.view(traded, 0, 1)[0])
+    assert np.array_equal(game.view(record, 0, 2)[0], game.view(traded, 0, 2)[0])
 
 
 # ---------------------------------------------------------------------------------------------

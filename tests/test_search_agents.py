@@ -49,15 +49,6 @@ HIDDEN_FIELDS = ("location", "boneyard", "rng")  # everything else of a record i
 POOL = -1  # location of a tile in the boneyard (draw) or set aside (Hungarian)
 
 
-def views(game, record: np.ndarray, seat: int) -> tuple[np.ndarray, np.ndarray]:
-    obs = np.empty(game.observation_size, np.float32)
-    game.observe(record, 0, seat, obs)
-    mask = np.zeros(game.num_actions, np.int8)
-    if game.current_seat(record, 0) == seat:
-        game.legal_mask(record, 0, mask)
-    return obs, mask
-
-
 def live_states(name: str, count: int = 120) -> list[np.ndarray]:
     """Records of unfinished games caught at many different moments."""
     variant, options = CASES[name]
@@ -98,7 +89,7 @@ def test_determinization_keeps_what_the_observer_knows(name: str) -> None:
             samples = determinize(game, record, observer, count=3, seed=observer)
             for i in range(3):
                 sample = samples[i : i + 1]
-                for before, after in zip(views(game, record, observer), views(game, sample, observer), strict=True):
+                for before, after in zip(game.view(record, 0, observer), game.view(sample, 0, observer), strict=True):
                     assert np.array_equal(before, after)
                 for field in set(record.dtype.names) - set(HIDDEN_FIELDS):
                     assert np.array_equal(record[0][field], sample[0][field]), field

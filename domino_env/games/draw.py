@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from domino_env import options as opt
-from domino_env.game import Game, layout_from_sizes
+from domino_env.game import Game
 from domino_env.games import draw_rules as rules
 from domino_env.tiles import SET_SIZES, num_tiles, parse_tile, tile_faces, tile_name, total_pips
 
@@ -61,19 +61,6 @@ class DrawGame(Game):
         "target": 100,
         "reward": "win",
     }
-
-    def __init__(self, **options: Any) -> None:
-        opt.refuse_unknown(self.name, options, self.defaults)
-        values = {**self.defaults, **options}
-        self.options = values
-        super().__init__(self._make_config(values))
-        cfg = self.packed_config
-        self.num_players = self.config.num_players
-        self.num_actions = rules.num_actions(self.config)
-        self.observation_size = int(rules.observation_size(cfg))
-        self.observation_layout = layout_from_sizes(rules.OBSERVATION_BLOCKS, rules.layout_sizes(cfg))
-        self.observation_doc = dict(rules.OBSERVATION_BLOCKS)
-        self._index_actions()
 
     def _make_config(self, v: dict[str, Any]) -> rules.DrawConfig:
         players = opt.integer("num_players", v["num_players"], 2, rules.MAX_PLAYERS)

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from domino_env import options as opt
-from domino_env.game import Game, layout_from_sizes
+from domino_env.game import Game
 from domino_env.games import hungarian_rules as rules
 from domino_env.tiles import parse_tile, tile_faces, tile_name
 
@@ -51,18 +51,6 @@ class HungarianGame(Game):
         "elimination": False,
         "reward": "win",
     }
-
-    def __init__(self, **options: Any) -> None:
-        opt.refuse_unknown(self.name, options, self.defaults)
-        values = {**self.defaults, **options}
-        self.options = values
-        super().__init__(self._make_config(values))
-        self.num_players = self.config.num_players
-        self.num_actions = rules.NUM_ACTIONS
-        self.observation_size = int(rules.observation_size(self.packed_config))
-        self.observation_layout = layout_from_sizes(rules.OBSERVATION_BLOCKS, rules.layout_sizes(self.packed_config))
-        self.observation_doc = dict(rules.OBSERVATION_BLOCKS)
-        self._index_actions()
 
     def _make_config(self, v: dict[str, Any]) -> rules.HungarianConfig:
         match = opt.boolean("match", v["match"])

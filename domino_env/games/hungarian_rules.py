@@ -68,6 +68,7 @@ GAME_OVER = 2  # the episode ended
 PASS = 2 * NUM_TILES
 NUM_ACTIONS = 2 * NUM_TILES + 1  # a play per (tile, side), then pass
 
+
 STATE_DTYPE = np.dtype(
     (
         np.record,  # records allow attribute access in plain Python too (NUMBA_DISABLE_JIT=1)
@@ -105,6 +106,10 @@ class HungarianConfig(NamedTuple):
     limit: int
     elimination: int
     reward: int  # index into REWARD_NAMES
+
+
+def num_actions(cfg: HungarianConfig) -> int:  # Python-side, as in the other rules modules
+    return NUM_ACTIONS
 
 
 @njit(cache=True)

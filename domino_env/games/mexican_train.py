@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from domino_env import options as opt
-from domino_env.game import Game, layout_from_sizes
+from domino_env.game import Game
 from domino_env.games import mexican_train_rules as rules
 from domino_env.tiles import num_tiles, parse_tile, tile_faces, tile_index, tile_name, total_pips
 
@@ -62,19 +62,10 @@ class MexicanTrainGame(Game):
         "reward": "win",
     }
 
-    def __init__(self, **options: Any) -> None:
-        opt.refuse_unknown(self.name, options, self.defaults)
-        values = {**self.defaults, **options}
-        self.options = values
-        super().__init__(self._make_config(values))
-        cfg = self.packed_config
-        self.num_players = self.config.num_players
-        self.num_actions = rules.num_actions(self.config)
-        self.observation_size = int(rules.observation_size(cfg))
-        self.observation_layout = layout_from_sizes(rules.OBSERVATION_BLOCKS, rules.layout_sizes(cfg))
-        self.observation_doc = dict(rules.OBSERVATION_BLOCKS)
-        self.engine_tile = tile_index(self.config.set_size, self.config.set_size)  # of the first round
-        self._index_actions()
+    @property
+    def engine_tile(self) -> int:
+        """The engine double of the first round (N-N)."""
+        return tile_index(self.config.set_size, self.config.set_size)
 
     def _make_config(self, v: dict[str, Any]) -> rules.MexicanTrainConfig:
         players = opt.integer("num_players", v["num_players"], 2, rules.MAX_PLAYERS)
