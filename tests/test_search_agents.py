@@ -409,7 +409,12 @@ def test_the_training_arena_seats_any_mix_of_agents() -> None:
 def test_strength_script_prints_its_table(capsys) -> None:
     from benchmarks.strength import main as strength_main
 
-    strength_main(["--variants", "block", "--scale", "0.002", "--workers", "1"])
+    strength_main(["--ladders", "block", "hungarian", "--scale", "0.002", "--workers", "1"])
     out = capsys.readouterr().out
-    assert "simulations per move: block 2000" in out
+    assert "simulations per move: block 2000, hungarian 2000" in out
     assert all(name in out for name in ("heuristic", "greedy", "pimc", "ismcts", "oracle", "95% interval"))
+    rows = [line.split() for line in out.splitlines() if line.startswith(("block ", "hungarian "))]
+    assert len(rows) == 10
+    # Hungarian is laddered at three players: one agent against two copies of its opponent.
+    # (The interval "[low, high]" takes two of the split cells, so the fair share is cell 10.)
+    assert {(row[0], row[1], row[10]) for row in rows} == {("block", "2", "0.500"), ("hungarian", "3", "0.333")}
