@@ -48,78 +48,35 @@ class Ladder:
     games: dict[tuple[str, str], int]
 
 
+def pairings(heuristic_games: int, search_games: int, oracle_games: int = 1000) -> dict[tuple[str, str], int]:
+    """The five pairings of a ladder and the games each plays: the heuristic against greedy,
+    each search agent against the heuristic, and the oracle against each search agent."""
+    return {
+        ("heuristic", "greedy"): heuristic_games,
+        ("pimc", "heuristic"): search_games,
+        ("ismcts", "heuristic"): search_games,
+        ("oracle", "pimc"): oracle_games,
+        ("oracle", "ismcts"): oracle_games,
+    }
+
+
 # Games per pairing: more where an agent's edge is small and games are cheap, so that every
 # interval is narrow enough to tell. Budgets keep the whole run well under 30 minutes on 2 cores.
 LADDERS = {
-    "draw": Ladder(
-        "draw",
-        players=2,
-        simulations=1000,
-        games={
-            ("heuristic", "greedy"): 4000,
-            ("pimc", "heuristic"): 1000,
-            ("ismcts", "heuristic"): 1000,
-            ("oracle", "pimc"): 1000,
-            ("oracle", "ismcts"): 1000,
-        },
-    ),
-    "block": Ladder(
-        "block",
-        players=2,
-        simulations=2000,
-        games={
-            ("heuristic", "greedy"): 10000,
-            ("pimc", "heuristic"): 2000,
-            ("ismcts", "heuristic"): 2000,
-            ("oracle", "pimc"): 1000,
-            ("oracle", "ismcts"): 1000,
-        },
-    ),
+    "draw": Ladder("draw", players=2, simulations=1000, games=pairings(4000, 1000)),
+    "block": Ladder("block", players=2, simulations=2000, games=pairings(10000, 2000)),
     # Hungarian at three players, the table of the shipped ``hungarian_3p`` config. The search
     # agents' edge over the heuristic is small (about 0.36 against the fair 1/3), hence 12,000
     # games a row.
-    "hungarian": Ladder(
-        "hungarian",
-        players=3,
-        simulations=2000,
-        games={
-            ("heuristic", "greedy"): 4000,
-            ("pimc", "heuristic"): 12000,
-            ("ismcts", "heuristic"): 12000,
-            ("oracle", "pimc"): 1000,
-            ("oracle", "ismcts"): 1000,
-        },
-    ),
+    "hungarian": Ladder("hungarian", players=3, simulations=2000, games=pairings(4000, 12000)),
     # Two-player Hungarian, kept in the table because here the search agents do not beat the
     # heuristic: 0.508 [0.498, 0.518] (PIMC) and 0.498 (ISMCTS) over 10,000 games each
     # (``--ladders hungarian-2p --scale 5``), while even the oracle, which sees every hand,
     # wins only 0.58.
-    "hungarian-2p": Ladder(
-        "hungarian",
-        players=2,
-        simulations=600,
-        games={
-            ("heuristic", "greedy"): 4000,
-            ("pimc", "heuristic"): 2000,
-            ("ismcts", "heuristic"): 2000,
-            ("oracle", "pimc"): 1000,
-            ("oracle", "ismcts"): 1000,
-        },
-    ),
+    "hungarian-2p": Ladder("hungarian", players=2, simulations=600, games=pairings(4000, 2000)),
     # A round is ~100 moves and every rollout plays one out, so the budget is small: the whole
     # ladder took 555 s with 2 workers (on 2 cores shared with other work).
-    "mexican_train": Ladder(
-        "mexican_train",
-        players=2,
-        simulations=64,
-        games={
-            ("heuristic", "greedy"): 2000,
-            ("pimc", "heuristic"): 1000,
-            ("ismcts", "heuristic"): 1000,
-            ("oracle", "pimc"): 1000,
-            ("oracle", "ismcts"): 1000,
-        },
-    ),
+    "mexican_train": Ladder("mexican_train", players=2, simulations=64, games=pairings(2000, 1000)),
 }
 SEARCHERS = ("pimc", "ismcts", "oracle")
 
