@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from domino_env.rng import below, next_u64
+from domino_env.rng import below, next_u64, shuffle
 from domino_env.tiles import TILE_HIGH, TILE_LOW
 
 DEFAULT_TRIES = 2000
@@ -160,3 +160,30 @@ def place_feasibly(rng, r, capacity, allowed, order, placement):
                 demand[h] += 1
             if not placed:
                 raise ValueError("no placement of the hidden tiles satisfies the known voids")
+
+
+@njit(cache=True)
+def place_hidden_with_boneyard(rng, r, hidden, capacity, forbidden, location, boneyard, drawn, in_boneyard):
+    """``place_hidden`` for a game with an ordered boneyard, written back into the game: places
+    ``0 .. P-1`` are seats and the last place is the boneyard. A tile placed in seat ``p`` gets
+    ``location`` ``p``; the tiles placed in the boneyard get ``in_boneyard`` and follow the
+    ``drawn`` tiles of ``boneyard`` in a fresh random order. The drawn part of the order, which
+    would tell who drew what, is erased (-1); the rules never read it again. Returns what
+    ``place_hidden`` returns (True for an exactly uniform draw)."""
+    pile = capacity.shape[0] - 1
+    placement = np.empty(hidden.shape[0], np.int64)
+    exact = place_hidden(rng, r, hidden, capacity, forbidden, placement, DEFAULT_TRIES)
+    undrawn = np.empty(capacity[pile], np.int8)
+    k = 0
+    for i in range(hidden.shape[0]):
+        if placement[i] == pile:
+            location[hidden[i]] = in_boneyard
+            undrawn[k] = hidden[i]
+            k += 1
+        else:
+            location[hidden[i]] = placement[i]
+    shuffle(rng, r, undrawn)
+    for i in range(k):
+        boneyard[drawn + i] = undrawn[i]
+    boneyard[:drawn] = -1
+    return exact

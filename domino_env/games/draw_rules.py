@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit
 
 from domino_env.rng import shuffle
-from domino_env.sampling import DEFAULT_TRIES, place_hidden
+from domino_env.sampling import place_hidden_with_boneyard
 from domino_env.tiles import MAX_PIPS, MAX_TILES, TILE_HIGH, TILE_LOW, TILE_VALUE
 
 MAX_PLAYERS = 10
@@ -606,20 +606,6 @@ def determinize(state, cfg, g, observer, out, h):
         s.location[known_lead] = s.leader
         capacity[s.leader] -= 1
     capacity[players] = s.boneyard_size - s.boneyard_top
-    placement = np.empty(count, np.int64)
-    exact = place_hidden(out, h, hidden, capacity, forbidden, placement, DEFAULT_TRIES)
-    undrawn = np.empty(capacity[players], np.int8)
-    k = 0
-    for i in range(count):
-        if placement[i] == players:
-            s.location[hidden[i]] = IN_BONEYARD
-            undrawn[k] = hidden[i]
-            k += 1
-        else:
-            s.location[hidden[i]] = placement[i]
-    shuffle(out, h, undrawn)
-    for i in range(k):
-        s.boneyard[s.boneyard_top + i] = undrawn[i]
-    # The drawn part of the order tells who drew what; the rules never read it again.
-    s.boneyard[: s.boneyard_top] = -1
-    return exact
+    return place_hidden_with_boneyard(
+        out, h, hidden, capacity, forbidden, s.location, s.boneyard, s.boneyard_top, IN_BONEYARD
+    )
