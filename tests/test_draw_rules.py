@@ -14,6 +14,7 @@ import pytest
 import domino_env
 from domino_env import IllegalActionError
 from domino_env.tiles import num_tiles, tile_faces, tile_index, total_pips
+from tests.scripted import legal, play, to_act
 
 SCALE = total_pips(6)  # 168: the documented divisor of reward="points" for the double-six set
 
@@ -55,28 +56,6 @@ def start(hands: list[str], boneyard: str = "", variant: str = "draw", leader: i
 def reserve_all(num_players: int, hand_size: int) -> int:
     """A reserve as large as the double-six boneyard: nobody may ever draw."""
     return 28 - num_players * hand_size
-
-
-def to_act(env) -> int:
-    return env.agent_seat[env.agent_selection]
-
-
-def legal(env) -> set[str]:
-    """Names of the acting agent's legal actions (and check nobody else has any)."""
-    for agent in env.agents:
-        if agent != env.agent_selection:
-            assert not env.observe(agent)["action_mask"].any(), f"{agent} has a mask while not to act"
-    mask = env.observe(env.agent_selection)["action_mask"]
-    return {env.action_name(int(a)) for a in np.flatnonzero(mask)}
-
-
-def play(env, name: str, by: int | None = None) -> None:
-    """Step the action called ``name``, after checking it is legal (and whose turn it is)."""
-    if by is not None:
-        assert to_act(env) == by, f"expected player_{by} to act, not {env.agent_selection}"
-    options = legal(env)
-    assert name in options, f"{name!r} is not legal; legal: {sorted(options)}"
-    env.step(env.action_from_name(name))
 
 
 def ends(env) -> tuple[int, int]:

@@ -15,6 +15,8 @@ import domino_env
 from domino_env import IllegalActionError
 from domino_env.games import hungarian_rules as rules
 from domino_env.tiles import tile_faces, tile_index
+from tests import scripted
+from tests.scripted import legal, to_act
 
 CLOSED = -1
 
@@ -60,28 +62,10 @@ def start(hands: list[str], leader: int = 0, **options):
     return env
 
 
-def to_act(env) -> int:
-    return env.agent_seat[env.agent_selection]
-
-
-def legal(env) -> set[str]:
-    """Names of the acting agent's legal actions (and check nobody else has any)."""
-    for agent in env.agents:
-        if agent != env.agent_selection:
-            assert not env.observe(agent)["action_mask"].any(), f"{agent} has a mask while not to act"
-    mask = env.observe(env.agent_selection)["action_mask"]
-    return {env.action_name(int(a)) for a in np.flatnonzero(mask)}
-
-
 def play(env, name: str, by: int | None = None) -> None:
     """Step the action called ``name`` (``"pass"`` or a play without its ``"play "``), after
     checking it is legal and, with ``by``, whose turn it is."""
-    name = name if name == "pass" else f"play {name}"
-    if by is not None:
-        assert to_act(env) == by, f"expected player_{by} to act, not {env.agent_selection}"
-    options = legal(env)
-    assert name in options, f"{name!r} is not legal; legal: {sorted(options)}"
-    env.step(env.action_from_name(name))
+    scripted.play(env, name if name == "pass" else f"play {name}", by)
 
 
 def plays(*names: str) -> set[str]:

@@ -17,6 +17,7 @@ import domino_env
 from domino_env import IllegalActionError
 from domino_env.games import mexican_train_rules as rules
 from domino_env.tiles import num_tiles, tile_faces, tile_index, total_pips
+from tests.scripted import legal, play, to_act
 
 # ---------------------------------------------------------------------------------------------
 # Helpers
@@ -52,28 +53,6 @@ def start(hands: list[str], boneyard: str = "", leader: int | None = 0, **option
     env = domino_env.raw_env("mexican_train", **options)
     env.reset(seed=0, options={"deal": make_deal(hands, boneyard, leader, env.game.config.set_size)})
     return env
-
-
-def to_act(env) -> int:
-    return env.agent_seat[env.agent_selection]
-
-
-def legal(env) -> set[str]:
-    """Names of the acting agent's legal actions (and check nobody else has any)."""
-    for agent in env.agents:
-        if agent != env.agent_selection:
-            assert not env.observe(agent)["action_mask"].any(), f"{agent} has a mask while not to act"
-    mask = env.observe(env.agent_selection)["action_mask"]
-    return {env.action_name(int(a)) for a in np.flatnonzero(mask)}
-
-
-def play(env, name: str, by: int | None = None) -> None:
-    """Step the action called ``name``, after checking it is legal (and whose turn it is)."""
-    if by is not None:
-        assert to_act(env) == by, f"expected player_{by} to act, not {env.agent_selection}"
-    options = legal(env)
-    assert name in options, f"{name!r} is not legal; legal: {sorted(options)}"
-    env.step(env.action_from_name(name))
 
 
 def record(env):
