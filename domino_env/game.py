@@ -149,6 +149,17 @@ class Game:
         """Check a user's deal and return the extra arguments of ``start_game_from_deal``."""
         raise NotImplementedError
 
+    def check_deal_keys(self, deal: Any, keys: tuple[str, ...], note: str = "") -> None:
+        """Refuse a deal that is not a dict, or that names a key this variant's deals do not have
+        (``keys``: the two it needs first, then the optional ones; ``note`` says why one is
+        missing from them)."""
+        if not isinstance(deal, dict):
+            raise TypeError(f"a deal must be a dict with {keys[0]!r} and {keys[1]!r}, got {type(deal).__name__}")
+        extra = set(deal) - set(keys)
+        if extra:
+            unknown = ", ".join(sorted(map(repr, extra)))
+            raise ValueError(f"{self.name} deals have no {unknown}{note}; keys: {sorted(keys)}")
+
     def _name_action(self, action: int) -> str:
         raise NotImplementedError
 

@@ -112,12 +112,7 @@ class DrawGame(Game):
     def prepare_deal(self, deal: dict[str, Any]) -> tuple[np.ndarray, int]:
         """Check ``deal`` and return (tile order: hands in seat order then boneyard, leader)."""
         cfg = self.config
-        if not isinstance(deal, dict):
-            raise TypeError(f"a deal must be a dict with 'hands' and 'boneyard', got {type(deal).__name__}")
-        known = {"hands", "boneyard", "leader"}
-        extra = set(deal) - known
-        if extra:
-            raise ValueError(f"{self.name} deals have no {', '.join(sorted(map(repr, extra)))}; keys: {sorted(known)}")
+        self.check_deal_keys(deal, ("hands", "boneyard", "leader"))
         if "hands" not in deal:
             raise ValueError("the deal has no 'hands'")
         hands = deal["hands"]

@@ -78,15 +78,7 @@ class HungarianGame(Game):
         """Check ``deal`` and return (tile order: hands in seat order then the tiles set aside,
         leader or -1 for a leader drawn by lot)."""
         cfg = self.config
-        if not isinstance(deal, dict):
-            raise TypeError(f"a deal must be a dict with 'hands' and 'set_aside', got {type(deal).__name__}")
-        known = {"hands", "set_aside", "leader"}
-        extra = set(deal) - known
-        if extra:
-            raise ValueError(
-                f"{self.name} deals have no {', '.join(sorted(map(repr, extra)))} (there is no boneyard); "
-                f"keys: {sorted(known)}"
-            )
+        self.check_deal_keys(deal, ("hands", "set_aside", "leader"), note=" (there is no boneyard)")
         if "hands" not in deal:
             raise ValueError("the deal has no 'hands'")
         hands = deal["hands"]

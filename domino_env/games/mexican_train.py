@@ -105,12 +105,7 @@ class MexicanTrainGame(Game):
         the engine set aside, plays first)."""
         cfg = self.config
         engine = self.engine_tile
-        if not isinstance(deal, dict):
-            raise TypeError(f"a deal must be a dict with 'hands' and 'boneyard', got {type(deal).__name__}")
-        known = {"hands", "boneyard", "leader"}
-        extra = set(deal) - known
-        if extra:
-            raise ValueError(f"{self.name} deals have no {', '.join(sorted(map(repr, extra)))}; keys: {sorted(known)}")
+        self.check_deal_keys(deal, ("hands", "boneyard", "leader"))
         for key in ("hands", "boneyard"):
             if not isinstance(deal.get(key), (list, tuple)):
                 raise ValueError(f"the deal needs {key!r} as a list of tiles")
