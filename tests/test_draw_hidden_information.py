@@ -11,25 +11,11 @@ import numpy as np
 import pytest
 
 import domino_env
-from agents import sample_legal
 from domino_env.games import draw_rules as rules
 from tests.configs import CONFIGS
+from tests.snapshots import mid_game_states
 
 NAMES = ["draw-2p", "draw-4p-partners", "draw-2p-voluntary-reserve-points", "draw-3p-match-difference", "block-4p"]
-
-
-def mid_game_states(variant: str, options: dict, count: int = 300, seed: int = 3) -> list[np.ndarray]:
-    """Records of games caught at many different moments."""
-    batch = domino_env.make_batched(variant, count, **options)
-    rng = np.random.default_rng(seed)
-    _, mask, _ = batch.reset(seed=seed)
-    stop_after = rng.integers(0, 40, count)
-    snapshots: list[np.ndarray] = [None] * count  # type: ignore[list-item]
-    for step in range(40):
-        for g in np.flatnonzero(stop_after == step):
-            snapshots[g] = batch.state[g : g + 1].copy()
-        _, mask, _, _, _ = batch.step(sample_legal(mask, rng.random(count)))
-    return snapshots
 
 
 def shuffle_hidden(record: np.ndarray, cfg: rules.DrawConfig, observer: int, rng: np.random.Generator) -> np.ndarray:

@@ -18,6 +18,7 @@ from agents import GreedyAgent, RandomAgent, sample_legal
 from domino_env import hungarian_v0
 from domino_env.games import hungarian_rules as rules
 from domino_env.tiles import TILE_HIGH, TILE_LOW, TILE_VALUE
+from tests.snapshots import mid_game_states
 
 T = rules.NUM_TILES
 LOW, HIGH, VALUE = TILE_LOW[:T].astype(np.int64), TILE_HIGH[:T].astype(np.int64), TILE_VALUE[:T].astype(np.int64)
@@ -284,20 +285,6 @@ def test_random_games_keep_the_invariants(name: str) -> None:
 LEAK_CONFIGS = ["3p", "4p-two-ends-until-blocked", "2p-two-ends-match-points", "4p-elimination"]
 
 
-def mid_game_states(options: dict, count: int = 300, seed: int = 3) -> list[np.ndarray]:
-    """Records of games caught at many different moments."""
-    batch = domino_env.make_batched("hungarian", count, **options)
-    rng = np.random.default_rng(seed)
-    _, mask, _ = batch.reset(seed=seed)
-    stop_after = rng.integers(0, 60, count)
-    snapshots: list[np.ndarray] = [None] * count  # type: ignore[list-item]
-    for step in range(60):
-        for g in np.flatnonzero(stop_after == step):
-            snapshots[g] = batch.state[g : g + 1].copy()
-        _, mask, _, _, _ = batch.step(sample_legal(mask, rng.random(count)))
-    return snapshots
-
-
 def shuffle_hidden(record: np.ndarray, observer: int, rng: np.random.Generator) -> np.ndarray:
     """A copy of ``record`` with the tiles ``observer`` cannot see (other hands and the tiles
     set aside) dealt anew into the same places."""
@@ -313,7 +300,7 @@ def test_observation_ignores_hidden_tiles(name: str) -> None:
     game = domino_env.make_game("hungarian", **CONFIGS[name])
     rng = np.random.default_rng(0)
     moved_set_aside = 0
-    for record in mid_game_states(CONFIGS[name]):
+    for record in mid_game_states("hungarian", CONFIGS[name]):
         for observer in range(game.num_players):
             obs, mask = game.view(record, 0, observer)
             for _ in range(3):
@@ -330,7 +317,7 @@ def test_set_aside_tiles_are_hidden_but_own_hand_is_not():
     """Control: trading a set-aside tile with one of the observer's own changes the observer's
     view, and no one else's."""
     game = domino_env.make_game("hungarian", num_players=3)
-    record = mid_game_states({"num_players": 3}, count=5)[0]
+    record = mid_game_states("hungarian", {"num_players": 3}, count=5)[0]
     loc = record[0]["location"]
     mine = int(np.flatnonzero(loc == 0)[0])
     aside = int(np.flatnonzero(loc == rules.SET_ASIDE)[0])

@@ -18,6 +18,7 @@ from agents import GreedyAgent, RandomAgent, sample_legal
 from domino_env import mexican_train_v0
 from domino_env.games import mexican_train_rules as rules
 from domino_env.tiles import TILE_HIGH, TILE_LOW, TILE_VALUE
+from tests.snapshots import mid_game_states
 
 CONFIGS: dict[str, dict] = {
     "2p": {"num_players": 2},
@@ -406,20 +407,6 @@ def test_random_rounds_keep_the_invariants(name: str) -> None:
 LEAK_CONFIGS = ["2p", "4p-set-aside-chain-must-play", "3p-double-nine-blank-50-points", "8p", "2p-match"]
 
 
-def mid_game_states(options: dict, count: int = 300, seed: int = 3) -> list[np.ndarray]:
-    """Records of games caught at many different moments."""
-    batch = domino_env.make_batched("mexican_train", count, **options)
-    rng = np.random.default_rng(seed)
-    _, mask, _ = batch.reset(seed=seed)
-    stop_after = rng.integers(0, 120, count)
-    snapshots: list[np.ndarray] = [None] * count  # type: ignore[list-item]
-    for step in range(120):
-        for g in np.flatnonzero(stop_after == step):
-            snapshots[g] = batch.state[g : g + 1].copy()
-        _, mask, _, _, _ = batch.step(sample_legal(mask, rng.random(count)))
-    return snapshots
-
-
 def shuffle_hidden(record: np.ndarray, observer: int, cfg: rules.MexicanTrainConfig, rng) -> np.ndarray:
     """A copy of ``record`` with the tiles ``observer`` cannot see (other hands and the undrawn
     boneyard, in any order) dealt anew into the same places."""
@@ -438,7 +425,7 @@ def test_observation_ignores_hidden_tiles(name: str) -> None:
     game = domino_env.make_game("mexican_train", **CONFIGS[name])
     rng = np.random.default_rng(0)
     moved = 0
-    for record in mid_game_states(CONFIGS[name]):
+    for record in mid_game_states("mexican_train", CONFIGS[name]):
         for observer in range(game.num_players):
             obs, mask = game.view(record, 0, observer)
             for _ in range(2):
@@ -454,7 +441,7 @@ def test_own_hand_is_visible_to_its_owner_only():
     """Control: trading one of seat 0's tiles with one of seat 1's changes their views only."""
     options = {"num_players": 3}
     game = domino_env.make_game("mexican_train", **options)
-    record = mid_game_states(options, count=5)[0]
+    record = mid_game_states("mexican_train", options, count=5)[0]
     loc = record[0]["location"]
     mine, theirs = int(np.flatnonzero(loc == 0)[0]), int(np.flatnonzero(loc == 1)[0])
     traded = record.copy()

@@ -30,6 +30,7 @@ from tests import test_draw_hidden_information as draw_tests
 from tests import test_hungarian_general as hungarian_tests
 from tests import test_mexican_train_general as mexican_tests
 from tests.configs import CONFIGS
+from tests.snapshots import mid_game_states
 
 # name -> (variant, options); draw and block configs come from tests.configs.
 CASES: dict[str, tuple[str, dict]] = {
@@ -52,12 +53,7 @@ POOL = -1  # location of a tile in the boneyard (draw) or set aside (Hungarian)
 def live_states(name: str, count: int = 120) -> list[np.ndarray]:
     """Records of unfinished games caught at many different moments."""
     variant, options = CASES[name]
-    if variant == "hungarian":
-        states = hungarian_tests.mid_game_states(options, count=count, seed=5)
-    elif variant == "mexican_train":
-        states = mexican_tests.mid_game_states(options, count=count, seed=5)
-    else:
-        states = draw_tests.mid_game_states(variant, options, count=count, seed=5)
+    states = mid_game_states(variant, options, count=count, seed=5)
     return [s for s in states if not s[0]["game_over"]]
 
 
