@@ -30,5 +30,7 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.speed
 
+# Compiled code is cached by numba in every __pycache__ (see domino_env/jit_cache.py).
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
+	find . -name __pycache__ -prune -not -path './.git/*' -exec rm -rf {} +

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import gymnasium
 import pettingzoo
 
+import domino_env.jit_cache  # noqa: F401  (first: it decides where and how compiled code is cached)
 from domino_env.batched import BatchedEnv
 from domino_env.env import DominoEnv, IllegalActionError, wrap
 from domino_env.variants import GAMES, make_game

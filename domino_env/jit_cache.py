@@ -1,0 +1,136 @@
+"""numba's on-disk cache, made unable to run stale compiled code of this project.
+
+numba stamps each cached function with the source of the one file it is written in. numba also
+compiles into it, as constants and inlined calls, every global and compiled function it reaches
+through that file's imports, so a change to another file goes unnoticed: change ``fits`` in
+``draw_rules.py`` and a new process still plays the old rule in Hungarian, whose cache entry is
+stamped with ``hungarian_rules.py`` alone.
+
+Here the stamp of a function of this project (``domino_env``, ``agents``, ``training``) covers
+its file and every file of the project that file imports, transitively: whatever a compiled
+function can reach, since numba resolves globals through the module's imports. A change to any
+of them makes the stamp differ, and numba then recompiles and overwrites the entry. Why a stamp
+rather than a cache folder named after a hash of the whole tree: the cache stays where numba
+puts it (``__pycache__``, or ``NUMBA_CACHE_DIR``), old entries are overwritten instead of piling
+up, and an edit to a file no compiled code imports (``training/cli.py``, ``env.py``) costs no
+recompilation. Why the import graph of the files rather than a list of modules kept by hand: a
+new module or import is covered without anyone remembering to add it.
+
+The locators below are numba's own with only the stamp changed, put first in numba's list for
+files of this project only (other code keeps numba's behaviour). They must be installed before
+any function of the project is decorated, which is why ``domino_env/__init__.py`` imports this
+module first, and every compiled module of ``agents`` and ``training`` imports ``domino_env``.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+from pathlib import Path
+
+from numba.core import caching
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("domino_env", "agents", "training")
+
+
+def module_file(name: str) -> Path | None:
+    """The source file of module ``name`` if it belongs to one of ``PACKAGES``."""
+    if name.split(".")[0] not in PACKAGES:
+        return None
+    base = ROOT.joinpath(*name.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported_files(path: Path) -> set[Path]:
+    """Project files ``path`` imports anywhere in its body (``from p import m`` counts module
+    ``p.m`` when it is one, else ``p`` itself)."""
+    tree = ast.parse(path.read_bytes(), filename=str(path))
+    package = module_name(path) if path.name == "__init__.py" else module_name(path).rpartition(".")[0]
+    found: set[Path | None] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(module_file(alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            for alias in node.names:
+                found.add(module_file(f"{base}.{alias.name}") or module_file(base))
+    found.discard(None)
+    return found  # type: ignore[return-value]
+
+
+@functools.cache
+def sources_stamp(path: Path) -> bytes:
+    """A hash of ``path`` and every project file it imports, transitively. Computed once per
+    process: the code a process compiles is the code it imported."""
+    seen: set[Path] = set()
+    pending = [path]
+    while pending:
+        current = pending.pop()
+        if current not in seen:
+            seen.add(current)
+            pending.extend(imported_files(current))
+    digest = hashlib.sha256()
+    for file in sorted(seen):
+        digest.update(str(file.relative_to(ROOT)).encode() + b"\0" + file.read_bytes() + b"\0")
+    return digest.digest()
+
+
+def in_project(py_file: str) -> Path | None:
+    path = Path(py_file).resolve()
+    try:
+        relative = path.relative_to(ROOT)
+    except ValueError:
+        return None
+    return path if relative.parts[0] in PACKAGES and path.suffix == ".py" else None
+
+
+class ProjectStamp:
+    """Mixin for numba's locators: the stamp of the sources a function can reach, and no
+    locator at all for files outside the project (numba's own then serve them)."""
+
+    def get_source_stamp(self) -> bytes:
+        return sources_stamp(Path(self._py_file).resolve())  # type: ignore[attr-defined]
+
+    @classmethod
+    def from_function(cls, py_func: object, py_file: str) -> object:
+        if in_project(py_file) is None:
+            return None
+        return super().from_function(py_func, py_file)  # type: ignore[misc]
+
+
+class ProjectUserProvidedLocator(ProjectStamp, caching.UserProvidedCacheLocator):
+    """Under ``NUMBA_CACHE_DIR``."""
+
+
+class ProjectInTreeLocator(ProjectStamp, caching.InTreeCacheLocator):
+    """In ``__pycache__`` beside the source."""
+
+
+class ProjectUserWideLocator(ProjectStamp, caching.UserWideCacheLocator):
+    """In the user's cache folder, where ``__pycache__`` is not writable."""
+
+
+LOCATORS = (ProjectUserProvidedLocator, ProjectInTreeLocator, ProjectUserWideLocator)
+
+
+def install() -> None:
+    """Put the project's locators first in numba's list (once)."""
+    classes = caching.CacheImpl._locator_classes
+    if classes[: len(LOCATORS)] != list(LOCATORS):
+        classes[:0] = LOCATORS
+
+
+install()
