@@ -13,6 +13,11 @@ from numba import njit
 
 from domino_env.game import Game
 
+# A million games fill a few GiB (a game's record, two observations and two masks: 1-4 KiB by
+# variant) and take about half a second per step on one core: more than training or a benchmark
+# needs, while a larger number is far more likely a mistake that would exhaust memory.
+MAX_BATCH_SIZE = 1 << 20
+
 
 @njit(cache=True)
 def first_illegal(mask: np.ndarray, actions: np.ndarray) -> int:
@@ -42,6 +47,12 @@ class BatchedEnv:
     def __init__(self, game: Game, batch_size: int) -> None:
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+        if batch_size > MAX_BATCH_SIZE:
+            per_game = game.new_state(1).nbytes + 8 * game.observation_size + 2 * game.num_actions
+            raise ValueError(
+                f"batch_size must be at most {MAX_BATCH_SIZE:,}, got {batch_size:,}: its arrays would need "
+                f"{batch_size * per_game / 2**30:,.0f} GiB; step several batches instead"
+            )
         self.game = game
         self.batch_size = batch_size
         self.num_players = game.num_players

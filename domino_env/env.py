@@ -116,7 +116,7 @@ class DominoEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        action = int(action)
+        action = action_index(action)
         if not (0 <= action < len(self._mask) and self._mask[action]):
             if self.illegal_action == "raise":
                 raise IllegalActionError(self._illegal_message(agent, action))
@@ -217,6 +217,16 @@ class DominoEnv(AECEnv):
         self._mask[:] = 0
         self._cumulative_rewards[agent] = 0.0
         self._accumulate_rewards()
+
+
+def action_index(action: Any) -> int:
+    """``action`` as an index; refuses what only looks like one (``3.5``, ``"3"``, ``True``), which
+    ``int()`` would silently turn into a different move."""
+    if isinstance(action, np.ndarray) and action.shape == ():
+        action = action[()]
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise TypeError(f"an action must be an integer index, got {action!r} ({type(action).__name__})")
+    return int(action)
 
 
 def wrap(raw: DominoEnv) -> AECEnv:

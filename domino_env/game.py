@@ -21,6 +21,7 @@ import numpy as np
 
 from domino_env import options as opt
 from domino_env.rng import game_seed
+from domino_env.tiles import parse_tile, tile_name
 
 
 class Game:
@@ -160,6 +161,16 @@ class Game:
             unknown = ", ".join(sorted(map(repr, extra)))
             raise ValueError(f"{self.name} deals have no {unknown}{note}; keys: {sorted(keys)}")
 
+    def deal_hands(self, deal: dict[str, Any]) -> list[Any]:
+        """The deal's ``hands`` (a list, tuple or numpy array), refused unless one per seat."""
+        if "hands" not in deal:
+            raise ValueError("the deal has no 'hands'")
+        hands = as_list(deal["hands"])
+        if not isinstance(hands, list) or len(hands) != self.num_players:
+            got = f"{len(hands)}" if isinstance(hands, list) else f"{type(hands).__name__} {hands!r:.60}"
+            raise ValueError(f"the deal must have {self.num_players} hands, one per seat, got {got}")
+        return hands
+
     def _name_action(self, action: int) -> str:
         raise NotImplementedError
 
@@ -173,6 +184,43 @@ class Game:
     def scene(self, state: np.ndarray, game: int) -> list[list[tuple[int, int]]]:
         """Rows of tile faces to draw as an image: the table first, then each seat's hand."""
         raise NotImplementedError
+
+
+def as_list(value: Any) -> Any:
+    """A list the user gave as a list, tuple or numpy array, as a list; anything else as it is,
+    for the caller to refuse."""
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return list(value) if isinstance(value, tuple) else value
+
+
+class DealTiles:
+    """The tiles of a user's deal, read place by place (hands, boneyard, ...), each tile given as
+    ``[a, b]``, ``(a, b)`` or ``"a-b"``; a tile dealt twice is refused, naming both places."""
+
+    def __init__(self, set_size: int) -> None:
+        self.set_size = set_size
+        self.seen: dict[int, str] = {}
+
+    def take(self, tiles: Any, where: str, size: int | None = None) -> list[int]:
+        """The tile indices of the list ``tiles`` dealt to ``where`` (``size`` tiles when given)."""
+        tiles = as_list(tiles)
+        if not isinstance(tiles, list):
+            raise ValueError(f"{where} must be a list of tiles, got {tiles!r}")
+        if size is not None and len(tiles) != size:
+            raise ValueError(f"{where} must hold {size} tiles, got {len(tiles)}")
+        indices = []
+        for tile in tiles:
+            index = parse_tile(tile, self.set_size)
+            if index in self.seen:
+                raise ValueError(f"tile {tile_name(index)} is dealt twice ({self.seen[index]} and {where})")
+            self.seen[index] = where
+            indices.append(index)
+        return indices
+
+    def missing(self, num_tiles: int) -> list[int]:
+        """Tiles of the set not dealt so far."""
+        return [t for t in range(num_tiles) if t not in self.seen]
 
 
 def pack_config(config: NamedTuple) -> np.ndarray:

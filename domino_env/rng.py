@@ -24,7 +24,11 @@ def mix64(x: np.uint64) -> np.uint64:
 
 
 def game_seed(seed: int, game: int) -> np.uint64:
-    """Generator state for game ``game`` of a batch reset with ``seed``."""
+    """Generator state for game ``game`` of a batch reset with ``seed`` (an integer; anything else
+    is refused here, before the caller changes any state)."""
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"a seed must be an integer, got {seed!r} ({type(seed).__name__})")
+    seed = int(seed)
     base = mix64(np.uint64(seed % (1 << 64)))
     return mix64(np.uint64((int(base) + game * int(_GOLDEN)) % (1 << 64)))
 

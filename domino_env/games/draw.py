@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 
 from domino_env import options as opt
-from domino_env.game import Game
+from domino_env.game import DealTiles, Game, as_list
 from domino_env.games import draw_rules as rules
-from domino_env.tiles import SET_SIZES, num_tiles, parse_tile, tile_faces, tile_name, total_pips
+from domino_env.tiles import SET_SIZES, num_tiles, tile_faces, tile_name, total_pips
 
 # Most players each set can seat, and the default hand size (RULES.md section 1).
 MAX_PLAYERS_FOR_SET = {6: 5, 9: 9, 12: 10}
@@ -113,37 +113,21 @@ class DrawGame(Game):
         """Check ``deal`` and return (tile order: hands in seat order then boneyard, leader)."""
         cfg = self.config
         self.check_deal_keys(deal, ("hands", "boneyard", "leader"))
-        if "hands" not in deal:
-            raise ValueError("the deal has no 'hands'")
-        hands = deal["hands"]
-        if not isinstance(hands, (list, tuple)) or len(hands) != cfg.num_players:
-            raise ValueError(f"the deal must have {cfg.num_players} hands, one per seat")
-        seen: dict[int, str] = {}
-        order: list[int] = []
-
-        def take(tile: object, where: str) -> int:
-            index = parse_tile(tile, cfg.set_size)
-            if index in seen:
-                raise ValueError(f"tile {tile_name(index)} is dealt twice ({seen[index]} and {where})")
-            seen[index] = where
-            order.append(index)
-            return index
-
-        for seat, hand in enumerate(hands):
-            if not isinstance(hand, (list, tuple)) or len(hand) != cfg.hand_size:
-                size = len(hand) if isinstance(hand, (list, tuple)) else hand
-                raise ValueError(f"hand {seat} must hold {cfg.hand_size} tiles, got {size}")
-            for tile in hand:
-                take(tile, f"hand {seat}")
-        boneyard = deal.get("boneyard")
+        tiles = DealTiles(cfg.set_size)
+        order = [
+            t
+            for seat, hand in enumerate(self.deal_hands(deal))
+            for t in tiles.take(hand, f"hand {seat}", cfg.hand_size)
+        ]
+        boneyard = as_list(deal.get("boneyard"))
         if boneyard is None and self.allow_draw:
             raise ValueError("the deal has no 'boneyard' (the undealt tiles, next drawn first)")
-        for tile in boneyard or []:
-            take(tile, "the boneyard")
-        missing = [tile_name(t) for t in range(cfg.num_tiles) if t not in seen]
+        if boneyard is not None:
+            order += tiles.take(boneyard, "the boneyard")
+        missing = tiles.missing(cfg.num_tiles)
         if missing and (boneyard is not None or self.allow_draw):
-            raise ValueError(f"the deal is missing tile(s) {', '.join(missing)}")
-        order.extend(t for t in range(cfg.num_tiles) if t not in seen)  # Block: set aside
+            raise ValueError(f"the deal is missing tile(s) {', '.join(map(tile_name, missing))}")
+        order += missing  # Block: set aside
         dealt = order[: cfg.num_players * cfg.hand_size]
         leader = self._check_lead(dealt, deal.get("leader"))
         return np.asarray(order, dtype=np.int8), leader

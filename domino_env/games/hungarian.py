@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 
 from domino_env import options as opt
-from domino_env.game import Game
+from domino_env.game import DealTiles, Game, as_list
 from domino_env.games import hungarian_rules as rules
-from domino_env.tiles import parse_tile, tile_faces, tile_name
+from domino_env.tiles import tile_faces, tile_name
 
 SIDES = ("left", "right")
 
@@ -79,35 +79,15 @@ class HungarianGame(Game):
         leader or -1 for a leader drawn by lot)."""
         cfg = self.config
         self.check_deal_keys(deal, ("hands", "set_aside", "leader"), note=" (there is no boneyard)")
-        if "hands" not in deal:
-            raise ValueError("the deal has no 'hands'")
-        hands = deal["hands"]
-        if not isinstance(hands, (list, tuple)) or len(hands) != cfg.num_players:
-            raise ValueError(f"the deal must have {cfg.num_players} hands, one per seat")
+        tiles = DealTiles(6)
         size = rules.hand_size(cfg.num_players)
-        seen: dict[int, str] = {}
-        order: list[int] = []
-
-        def take(tile: object, where: str) -> None:
-            index = parse_tile(tile, 6)
-            if index in seen:
-                raise ValueError(f"tile {tile_name(index)} is dealt twice ({seen[index]} and {where})")
-            seen[index] = where
-            order.append(index)
-
-        for seat, hand in enumerate(hands):
-            if not isinstance(hand, (list, tuple)) or len(hand) != size:
-                got = len(hand) if isinstance(hand, (list, tuple)) else hand
-                raise ValueError(f"hand {seat} must hold {size} tiles, got {got}")
-            for tile in hand:
-                take(tile, f"hand {seat}")
-        set_aside = deal.get("set_aside")
+        order = [t for seat, hand in enumerate(self.deal_hands(deal)) for t in tiles.take(hand, f"hand {seat}", size)]
+        set_aside = as_list(deal.get("set_aside"))
         if set_aside is not None:
-            if not isinstance(set_aside, (list, tuple)) or len(set_aside) != rules.SET_ASIDE_TILES:
+            if not isinstance(set_aside, list) or len(set_aside) != rules.SET_ASIDE_TILES:
                 raise ValueError(f"'set_aside' must hold the {rules.SET_ASIDE_TILES} undealt tiles")
-            for tile in set_aside:
-                take(tile, "the tiles set aside")
-        order.extend(t for t in range(rules.NUM_TILES) if t not in seen)
+            order += tiles.take(set_aside, "the tiles set aside")
+        order += tiles.missing(rules.NUM_TILES)
         leader = deal.get("leader")
         leader = -1 if leader is None else opt.integer("deal['leader']", leader, 0, cfg.num_players - 1)
         return np.asarray(order, dtype=np.int8), leader
