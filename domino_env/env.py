@@ -7,6 +7,7 @@ observations and masks it hands out are exactly those of the batched engine.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 import gymnasium
@@ -16,7 +17,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from domino_env.game import Game
-from domino_env.render_image import scene_image
+from domino_env.picture import table_image
 
 ILLEGAL_ACTION_MODES = ("raise", "penalty")
 ILLEGAL_PENALTY = -1.0
@@ -70,6 +71,8 @@ class DominoEnv(AECEnv):
         self._current = self._state["current"]  # a view: reading it costs no record copy
         self._hand_reported = False
         self._seeded = False
+        self.last_move: tuple[int, int] | None = None  # (seat, action), ringed on the rgb_array picture
+        self.render_face_up: Collection[int] | str = ()  # seats (or "all") whose hands rgb_array shows
         self.agents: list[str] = []
 
     # ------------------------------------------------------------------ PettingZoo API
@@ -101,6 +104,7 @@ class DominoEnv(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {agent: {} for agent in self.agents}
         self._hand_reported = False
+        self.last_move = None
         self._after_move()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -123,6 +127,7 @@ class DominoEnv(AECEnv):
             self._end_for_illegal(agent)
             return
         self._cumulative_rewards[agent] = 0.0
+        self.last_move = (self.agent_seat[agent], action)
         status = self._rules.step(self._state, self._config, 0, action)
         if self._hand_reported:  # the last step paid a hand: this one starts clean
             self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -138,13 +143,15 @@ class DominoEnv(AECEnv):
         self._accumulate_rewards()
 
     def render(self) -> str | np.ndarray | None:
-        """The table as text (``"ansi"``) or as an RGB image (``"rgb_array"``): the line of play,
-        then each seat's hand."""
+        """The table as text (``"ansi"``, every hand shown) or as a picture (``"rgb_array"``, see
+        :mod:`domino_env.picture`): seats with hand size and score, the seat to act, the last move
+        ringed, the hands of the seats in ``render_face_up`` (default none, ``"all"``: every one)
+        face up and the others face down."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() was called without a render_mode; use 'ansi' or 'rgb_array'")
             return None
         if self.render_mode == "rgb_array":
-            return scene_image(self.game.scene(self._state, 0))
+            return table_image(self.game, self._state, 0, face_up=self.render_face_up, last_move=self.last_move)
         return self.game.render(self._state, 0, self.possible_agents)
 
     def close(self) -> None:

@@ -541,6 +541,6 @@ def test_render_ansi_marks_the_players_out_and_rgb_array_draws_the_line_and_hand
     assert "player_3 (out): -  · points 51" in env.render()
     env = start(DEAL_C, open_ends=2, render_mode="rgb_array")
     before = env.render()
-    assert before.dtype == np.uint8 and before.shape[0] == 4 * 28 + 4  # the line and three hands
+    assert before.dtype == np.uint8 and before.ndim == 3
     play(env, "6-6 on left", by=0)
     assert not np.array_equal(before, env.render())
