@@ -20,6 +20,7 @@ import torch
 from safetensors.torch import load_file, safe_open, save_file
 
 from domino_env.game import Game
+from training.config import ConfigError, TrainConfig, load_config, resume_changes
 from training.network import PolicyNetwork
 
 MODEL_FILE = "model.safetensors"
@@ -102,6 +103,21 @@ def load_network(path: str | Path, game: Game) -> PolicyNetwork:
     return network
 
 
+def initial_weights(path: str | Path, game: Game, hidden_sizes: list[int]) -> dict[str, torch.Tensor]:
+    """The weights a new run starts from (``run.init_from``: a checkpoint, run folder or shipped
+    agent's name), refusing a checkpoint of another game or another network shape."""
+    resolved = resolve_checkpoint(str(path))
+    if resolved is None:
+        raise CheckpointError(f"run.init_from: no checkpoint or pretrained agent named {str(path)!r}")
+    network = load_network(resolved, game)
+    if network.hidden_sizes != list(hidden_sizes):
+        raise CheckpointError(
+            f"run.init_from: {path} holds a network with hidden sizes {network.hidden_sizes}, but the config "
+            f"asks for {list(hidden_sizes)}: set network.hidden_sizes={network.hidden_sizes}"
+        )
+    return network.state_dict()
+
+
 def game_of_checkpoint(path: str | Path) -> tuple[str, dict[str, Any]]:
     """(variant, options) a checkpoint was trained on."""
     metadata = read_metadata(path)
@@ -131,7 +147,39 @@ def save_training_state(folder: Path, state: dict[str, Any]) -> None:
 
 
 def load_training_state(folder: Path) -> dict[str, Any]:
+    """The state saved with a checkpoint, its tensors on the CPU: a run trained on a GPU resumes
+    on any machine (the optimizer moves its state to the network's device when it loads it)."""
     try:
-        return torch.load(folder / STATE_FILE, weights_only=False)
+        return torch.load(folder / STATE_FILE, weights_only=False, map_location="cpu")
     except FileNotFoundError:
         raise CheckpointError(f"{folder} has no {STATE_FILE}: it cannot be resumed") from None
+
+
+def open_resume(
+    run_dir: Path, config: TrainConfig, num_updates: int
+) -> tuple[Path, dict[str, Any], dict[str, tuple[Any, Any]]]:
+    """The latest checkpoint of ``run_dir``, its training state, and what ``config`` changes in
+    the config the checkpoint was saved with ({key: (before, after)}).
+
+    Refused, before anything is written: a run without a checkpoint, a change of anything but
+    the schedule (:data:`training.config.SCHEDULE_KEYS`), and a run that has nothing left to do
+    under ``config`` (all its updates done, or its time budget spent), with the key to raise.
+    """
+    folder = latest_checkpoint(run_dir)
+    if folder is None:
+        raise CheckpointError(f"{run_dir} has no complete checkpoint to resume from")
+    changes = resume_changes(load_config(folder / CONFIG_FILE), config)
+    state = load_training_state(folder)
+    progress = state["progress"]
+    if progress["update"] >= num_updates:
+        raise ConfigError(
+            f"{run_dir} has done all {num_updates} updates of ppo.total_env_steps={config.ppo.total_env_steps}: "
+            f"give a larger ppo.total_env_steps to train on"
+        )
+    budget = config.run.time_limit_minutes
+    if budget > 0 and progress["seconds"] >= 60 * budget:
+        raise ConfigError(
+            f"{run_dir} has used its run.time_limit_minutes={budget:g} ({progress['seconds'] / 60:.2f} minutes "
+            f"trained): give a larger run.time_limit_minutes (0: no limit) to train on"
+        )
+    return folder, state, changes

@@ -1,7 +1,8 @@
 """The command line: ``train``, ``evaluate`` and ``play``.
 
 python -m training train --config configs/draw_2p.yaml --seed 1 [section.key=value ...]
-python -m training train --resume runs/draw_2p_seed1
+python -m training train --resume runs/draw_2p_seed1 [run.time_limit_minutes=60 ...]
+python -m training train --config configs/draw_2p.yaml --init-from runs/draw_2p_seed1 --name tuned [...]
 python -m training evaluate runs/draw_2p_seed1 greedy random --games 2000
 python -m training play draw_2p            # you against the shipped draw_2p agent
 """
@@ -9,12 +10,12 @@ python -m training play draw_2p            # you against the shipped draw_2p age
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
 from agents import AGENTS, make_agent
 from agents.base import Agent
@@ -22,7 +23,7 @@ from domino_env import make_game, raw_env
 from domino_env.game import Game
 from training import checkpoint as ckpt
 from training.arena import run_arena
-from training.config import ConfigError, load_config
+from training.config import ConfigError, load_config, load_yaml
 from training.policy import PolicyAgent
 
 
@@ -36,7 +37,7 @@ def parse_options(pairs: list[str]) -> dict[str, Any]:
         if "=" not in pair:
             raise UsageError(f"--option {pair!r} is not of the form key=value")
         key, raw = pair.split("=", 1)
-        options[key] = yaml.safe_load(raw)
+        options[key] = load_yaml(raw)
     return options
 
 
@@ -70,23 +71,29 @@ def load_policy(name: str, game: Game, seed: int, deterministic: bool = True) ->
 def train_command(args: argparse.Namespace) -> None:
     from training.ppo import train
 
+    overrides = list(args.overrides)
+    for flag, key in (
+        ("seed", "run.seed"),
+        ("device", "run.device"),
+        ("name", "run.name"),
+        ("runs_dir", "run.dir"),
+        ("init_from", "run.init_from"),
+    ):
+        if getattr(args, flag) is not None:
+            overrides.append(f"{key}={json.dumps(getattr(args, flag))}")  # a JSON string or number is YAML
     if args.resume:
+        if args.config or args.init_from:
+            raise UsageError(
+                "--resume continues a run with its own config and weights: give it only overrides of its schedule "
+                "(a new run from its weights: --config FILE --init-from CHECKPOINT)"
+            )
         run_dir = Path(args.resume)
-        config = load_config(run_dir / ckpt.CONFIG_FILE)
-        print(f"resuming {run_dir} from {ckpt.latest_checkpoint(run_dir)}")
+        # train() refuses an override of anything but the schedule (training.config.SCHEDULE_KEYS)
+        config = load_config(run_dir / ckpt.CONFIG_FILE, overrides)
         folder = train(config, run_dir, resume=True)
     else:
         if not args.config:
             raise UsageError("train needs --config FILE (or --resume RUN_DIR)")
-        overrides = list(args.overrides)
-        for flag, key in (
-            ("seed", "run.seed"),
-            ("device", "run.device"),
-            ("name", "run.name"),
-            ("runs_dir", "run.dir"),
-        ):
-            if getattr(args, flag) is not None:
-                overrides.append(f"{key}={getattr(args, flag)}")
         config = load_config(args.config, overrides)
         run_dir = Path(config.run.dir) / config.run.name
         if ckpt.latest_checkpoint(run_dir) is not None:
@@ -182,7 +189,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     train = commands.add_parser("train", help="self-play training from a config")
     train.add_argument("--config", help="YAML config (configs/*.yaml)")
-    train.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its last checkpoint")
+    train.add_argument(
+        "--resume",
+        metavar="RUN_DIR",
+        help="continue a run from its last checkpoint; overrides may change its schedule only (total steps, "
+        "time limit, evaluation and checkpoint cadence, device, threads)",
+    )
+    train.add_argument(
+        "--init-from", metavar="CHECKPOINT", help="a new run starting from a checkpoint's (or shipped agent's) weights"
+    )
     train.add_argument("--seed", type=int)
     train.add_argument("--device", help="auto, cpu or cuda")
     train.add_argument("--name", help="run name (default: config name and seed)")

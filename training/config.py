@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import re
 import types
 import typing
 from dataclasses import dataclass, field
@@ -22,6 +23,24 @@ from domino_env import make_game
 
 class ConfigError(ValueError):
     """A config file or override that does not describe a valid run."""
+
+
+class NumberLoader(yaml.SafeLoader):
+    """YAML's safe loader, reading scientific notation without a dot (``1e-4``, ``3E-5``, ``1e4``)
+    as a number. YAML 1.1 makes those strings, so ``ppo.learning_rate=1e-4`` would be refused."""
+
+
+NumberLoader.yaml_implicit_resolvers = {k: list(v) for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+NumberLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)[eE][-+]?[0-9]+$"),
+    list("-+0123456789."),
+)
+
+
+def load_yaml(text: str | typing.IO[str]) -> Any:
+    """A YAML document (a string or an open file) with numbers in any usual notation."""
+    return yaml.load(text, Loader=NumberLoader)  # NumberLoader is a SafeLoader: no arbitrary objects
 
 
 @dataclass
@@ -80,6 +99,7 @@ class RunConfig:
     checkpoint_every: int = 50  # updates
     time_limit_minutes: float = 0.0  # stop early when reached; 0 means no limit
     torch_threads: int = 0  # 0: torch's default
+    init_from: str = ""  # a checkpoint (or shipped agent) whose weights a new run starts from
 
 
 @dataclass
@@ -95,6 +115,54 @@ class TrainConfig:
         return dataclasses.asdict(self)
 
 
+SCHEDULE_KEYS = frozenset(
+    {
+        "ppo.total_env_steps",
+        "run.time_limit_minutes",
+        "run.checkpoint_every",
+        "run.device",
+        "run.torch_threads",
+        "eval.every",
+        "eval.games",
+    }
+)
+"""The keys a resumed run may change: how long it trains, how often it evaluates and saves, and
+where it computes. None changes what is learned from a given state, so the resumed run is the
+same run, longer or shorter. Anything else (the game, the network, PPO's settings, the pool, the
+seed) would make the checkpoint's state belong to another experiment: that is a new run, started
+from the checkpoint's weights with ``--init-from``.
+
+``ppo.total_env_steps`` and ``run.time_limit_minutes`` also move the end of the learning-rate
+anneal: from the resumed update on, the rate is the one a run planned with the new length would
+have at that point (so it rises again when a run is extended)."""
+
+
+def resume_changes(saved: TrainConfig, config: TrainConfig) -> dict[str, tuple[Any, Any]]:
+    """``{key: (before, after)}`` for every field ``config`` changes in the run ``saved``
+    describes; a ConfigError naming the keys if any is not in :data:`SCHEDULE_KEYS`."""
+    before, after = _flatten(saved.to_dict()), _flatten(config.to_dict())
+    changes = {key: (before[key], after[key]) for key in after if before.get(key) != after[key]}
+    refused = sorted(set(changes) - SCHEDULE_KEYS)
+    if refused:
+        raise ConfigError(
+            f"a resumed run cannot change {', '.join(refused)}: that trains something else. Start a new run "
+            f"from its checkpoint's weights instead (train --config FILE --init-from CHECKPOINT ...); "
+            f"a resume may change only {', '.join(sorted(SCHEDULE_KEYS))}"
+        )
+    return changes
+
+
+def _flatten(values: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``{"ppo": {"gamma": 1.0}}`` -> ``{"ppo.gamma": 1.0}``; rule options stay one value."""
+    flat = {}
+    for key, value in values.items():
+        if isinstance(value, dict) and key != "options":
+            flat |= _flatten(value, f"{prefix}{key}.")
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
+
+
 def _check_value(key: str, value: Any, annotation: Any) -> Any:
     """``value`` converted to ``annotation``'s type, or a ConfigError naming ``key``."""
     origin = typing.get_origin(annotation)
@@ -103,6 +171,8 @@ def _check_value(key: str, value: Any, annotation: Any) -> Any:
             raise ConfigError(f"{key} must be true or false, got {value!r}")
         return value
     if annotation is int:
+        if isinstance(value, float) and value.is_integer():  # 1e4, 2.5e6
+            return int(value)
         if isinstance(value, bool) or not isinstance(value, int):
             raise ConfigError(f"{key} must be an integer, got {value!r}")
         return value
@@ -191,7 +261,7 @@ def parse_override(text: str) -> tuple[list[str], Any]:
         raise ConfigError(f"override {text!r} is not of the form section.key=value")
     key, raw = text.split("=", 1)
     try:
-        value = yaml.safe_load(raw)
+        value = load_yaml(raw)
     except yaml.YAMLError as error:
         raise ConfigError(f"override {text!r}: {error}") from None
     return key.strip().split("."), value
@@ -231,7 +301,7 @@ def load_config(path: str | Path, overrides: list[str] = ()) -> TrainConfig:
     if not path.is_file():
         raise ConfigError(f"config file {path} does not exist")
     with path.open() as handle:
-        values = yaml.safe_load(handle) or {}
+        values = load_yaml(handle) or {}
     if not isinstance(values, dict):
         raise ConfigError(f"{path} must hold a mapping of sections, got {type(values).__name__}")
     config = build_config(values, overrides)

@@ -1,31 +1,61 @@
-"""What a run records: the same scalars to TensorBoard and to a CSV, and a learning-curve PNG."""
+"""What a run records: the same scalars to TensorBoard and to a CSV, a learning-curve PNG, and a
+log of the run's starts and resumes."""
 
 from __future__ import annotations
 
 import csv
+import time
 from pathlib import Path
 
 import matplotlib
 
 matplotlib.use("Agg")  # files only: runs happen on machines without a display
 import matplotlib.pyplot as plt
+from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
+from tensorboard.summary.writer.record_writer import RecordWriter
 from torch.utils.tensorboard import SummaryWriter
 
 CURVE_FILE = "learning_curve.png"
 METRICS_FILE = "metrics.csv"
+TENSORBOARD_DIR = "tensorboard"
+RUN_LOG = "run.log"
 
 
 class MetricsLogger:
-    """Appends one row per logged update; a resumed run keeps appending to the same files."""
+    """Appends one row per logged update, keyed by environment steps.
 
-    def __init__(self, run_dir: Path) -> None:
+    A resumed run continues the same files from its checkpoint: what was logged after the
+    checkpoint's step (``keep_until``) by the process that died is dropped first, from the CSV and
+    from the TensorBoard event files alike, so every update appears once. A new run
+    (``keep_until=-1``) drops whatever an earlier attempt left in its folder.
+    """
+
+    def __init__(self, run_dir: Path, keep_until: int = -1) -> None:
         self.run_dir = run_dir
         self.csv_path = run_dir / METRICS_FILE
-        self.writer = SummaryWriter(str(run_dir / "tensorboard"))
         self.fields: list[str] | None = None
         if self.csv_path.is_file():
             with self.csv_path.open() as handle:
                 self.fields = next(csv.reader(handle), None)
+            self._keep_rows_until(keep_until)
+        drop_events_after(run_dir / TENSORBOARD_DIR, keep_until)
+        self.writer = SummaryWriter(str(run_dir / TENSORBOARD_DIR))
+
+    def _keep_rows_until(self, step: int) -> None:
+        with self.csv_path.open() as handle:
+            rows = list(csv.DictReader(handle))
+        kept = [row for row in rows if None not in row.values() and float(row["env_steps"]) <= step]  # None: cut short
+        if not kept:
+            self.csv_path.unlink()
+            self.fields = None
+        elif len(kept) < len(rows):
+            self._write(self.fields or [], kept)
+
+    def note(self, text: str) -> None:
+        """Print a line and append it, timestamped, to the run's ``run.log``."""
+        print(text)
+        with (self.run_dir / RUN_LOG).open("a") as handle:
+            handle.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {text}\n")
 
     def log(self, step: int, values: dict[str, float]) -> None:
         for key, value in values.items():
@@ -42,10 +72,17 @@ class MetricsLogger:
         if self.csv_path.is_file():
             with self.csv_path.open() as handle:
                 rows = list(csv.DictReader(handle))
-        with self.csv_path.open("w", newline="") as handle:
+        self._write(fields, rows)
+
+    def _write(self, fields: list[str], rows: list[dict[str, str]]) -> None:
+        """Replace the CSV at once (a new file renamed over the old one), so that a process
+        killed meanwhile leaves the old file or the new one, never half of it."""
+        part = self.csv_path.with_name(self.csv_path.name + ".part")
+        with part.open("w", newline="") as handle:
             writer = csv.DictWriter(handle, fields)
             writer.writeheader()
             writer.writerows(rows)
+        part.replace(self.csv_path)
         self.fields = fields
 
     def plot(self) -> Path:
@@ -76,3 +113,19 @@ class MetricsLogger:
 
     def close(self) -> None:
         self.writer.close()
+
+
+def drop_events_after(folder: Path, step: int) -> None:
+    """Rewrite the TensorBoard event files in ``folder`` without the scalars of steps after
+    ``step``. (TensorBoard's own purge marker hides them only from readers that honour it.)"""
+    for path in sorted(folder.glob("events.out.tfevents.*")):
+        events = list(EventFileLoader(str(path)).Load())  # a record cut short by a kill is left out
+        kept = [event for event in events if not (event.HasField("summary") and event.step > step)]
+        if len(kept) == len(events):
+            continue
+        part = folder / "rewriting.part"  # no "tfevents" in the name: TensorBoard ignores it meanwhile
+        writer = RecordWriter(part.open("wb"))
+        for event in kept:
+            writer.write(event.SerializeToString())
+        writer.close()
+        part.replace(path)

@@ -187,13 +187,9 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
     last = np.full((num_envs, players), -1, np.int64)  # each learner seat's latest decision row
     episode_reward = np.zeros((num_envs, players), np.float32)
 
-    run_dir.mkdir(parents=True, exist_ok=True)
-    if resume:
-        folder = ckpt.latest_checkpoint(run_dir)
-        if folder is None:
-            raise ckpt.CheckpointError(f"{run_dir} has no complete checkpoint to resume from")
+    if resume:  # only schedule keys may differ from the checkpoint's config (config.SCHEDULE_KEYS)
+        folder, saved, changes = ckpt.open_resume(run_dir, config, num_updates)
         network.load_state_dict(ckpt.load_network(folder, game).state_dict())
-        saved = ckpt.load_training_state(folder)
         optimizer.load_state_dict(saved["optimizer"])
         pool.load_state_dict(saved["pool"])
         rng.bit_generator.state = saved["rng"]
@@ -209,9 +205,14 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
             saved["episode_reward"],
         )
         buffer.load_state_dict(saved["pending"])
-    else:
-        save_config(config, run_dir / ckpt.CONFIG_FILE)
-    logger = MetricsLogger(run_dir)
+    elif config.run.init_from:
+        network.load_state_dict(ckpt.initial_weights(config.run.init_from, game, config.network.hidden_sizes))
+    run_dir.mkdir(parents=True, exist_ok=True)
+    save_config(config, run_dir / ckpt.CONFIG_FILE)  # a resume records its schedule changes here
+    logger = MetricsLogger(run_dir, keep_until=progress.env_steps if resume else -1)
+    if resume:
+        changed = "".join(f"; {key}: {before} -> {after}" for key, (before, after) in changes.items())
+        logger.note(f"resumed at update {progress.update} from {folder}{changed}")
 
     def save_checkpoint() -> Path:
         folder = run_dir / "checkpoints" / f"update_{progress.update:06d}"
@@ -244,8 +245,8 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
     deadline = started + limit if config.run.time_limit_minutes > 0 else math.inf
     bar = tqdm(total=num_updates * batch_size, initial=progress.env_steps, unit="step", unit_scale=True, smoothing=0.1)
     strength: dict[str, float] = {}
-    folder = None
-    while progress.update < num_updates and time.perf_counter() < deadline:
+    stop = False  # decided after each update, before its checkpoint, which then records why the run ended
+    while not stop:
         update_start = time.perf_counter()
         if config.ppo.anneal_lr:  # to zero at the end of the steps or of the time budget, whichever is first
             done_fraction = progress.update / num_updates
@@ -372,12 +373,13 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
         if progress.update % config.pool.snapshot_every == 0:
             pool.add_snapshot(network, progress.update)
             pool.prune(owners)
-        if progress.update % config.eval.every == 0 or progress.update == num_updates:
+        stop = progress.update >= num_updates or time.perf_counter() >= deadline
+        if progress.update % config.eval.every == 0 or stop:
             network.eval()
             strength = evaluate_strength(game, network, config, device)
             scalars.update(strength)
         logger.log(progress.env_steps, scalars)
-        if progress.update % config.run.checkpoint_every == 0:
+        if progress.update % config.run.checkpoint_every == 0 or stop:
             folder = save_checkpoint()
         bar.update(batch_size)
         bar.set_postfix(
@@ -385,8 +387,6 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
             | {k.removeprefix("eval/"): f"{v:.2f}" for k, v in strength.items()}
         )
     bar.close()
-    if folder is None or not folder.name.endswith(f"{progress.update:06d}"):
-        folder = save_checkpoint()
     logger.plot()
     logger.close()
     return folder
