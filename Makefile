@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test bench clean
+.PHONY: setup demo test browser bench clean
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -22,7 +22,11 @@ demo: $(STAMP)
 		ppo.total_env_steps=3000000 run.time_limit_minutes=4 eval.every=10 eval.games=256
 	$(BIN)/python -m training evaluate runs/demo greedy random --against greedy random --games 2000
 
-test: $(STAMP)
+# The browser tests drive Debian's chromium; installed here when missing (CI runs as root).
+browser:
+	@test -x /usr/bin/chromium || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium)
+
+test: $(STAMP) browser
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest -q -n 2

@@ -21,6 +21,7 @@ import numpy as np
 from agents.base import Agent
 from agents.tournament import rotated_match
 from domino_env.game import Game
+from training.arena_plot import plot_arena
 
 ELO_SCALE = 400.0 / math.log(10.0)
 ELO_MEAN = 1500.0
@@ -77,7 +78,8 @@ class ArenaResult:
         return "\n".join(lines)
 
     def write(self, folder: str | Path) -> None:
-        """``arena.md`` and ``arena.csv`` in ``folder``."""
+        """``arena.md``, ``arena.csv`` and ``arena.png`` (:func:`training.arena_plot.plot_arena`) in
+        ``folder``."""
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "arena.md").write_text(self.markdown() + "\n")
@@ -90,6 +92,7 @@ class ArenaResult:
                 writer.writerow([m.policy, m.opponent, m.episodes, m.wins, f"{m.win_rate:.4f}", f"{low:.4f}",
                                  f"{high:.4f}", f"{m.fair_share:.4f}", f"{m.points / max(m.hands, 1):.3f}",
                                  f"{self.ratings[m.policy]:.1f}"])  # fmt: skip
+        plot_arena(self, folder / "arena.png")
 
 
 def fair_share(game: Game) -> float:
@@ -116,6 +119,12 @@ def bradley_terry(names: list[str], beats: np.ndarray, iterations: int = 500) ->
     return {name: ELO_MEAN + ELO_SCALE * math.log(s) for name, s in zip(names, strength, strict=True)}
 
 
+def matchup_pairs(names: list[str], opponents: list[str] | None = None) -> list[tuple[str, str]]:
+    """Every ordered (policy, table of opponent) pair the arena plays, only tables of
+    ``opponents`` when given."""
+    return [(a, b) for a, b in permutations(names, 2) if opponents is None or b in opponents]
+
+
 def run_arena(
     game: Game, policies: dict[str, Agent], episodes: int, seed: int = 0, opponents: list[str] | None = None
 ) -> ArenaResult:
@@ -124,9 +133,7 @@ def run_arena(
     index = {name: i for i, name in enumerate(names)}
     beats = np.zeros((len(names), len(names)))
     matchups: list[Matchup] = []
-    for a, b in permutations(names, 2):
-        if opponents is not None and b not in opponents:
-            continue
+    for a, b in matchup_pairs(names, opponents):
         seated = lineup(game, policies[a], policies[b])
         records = rotated_match(game, seated, episodes, seed=seed)
         rewards = np.array([r.per_episode_reward for r in records]).T  # [episodes, seats]

@@ -1,10 +1,12 @@
-"""The command line: ``train``, ``evaluate`` and ``play``.
+"""The command line: ``train``, ``evaluate``, ``play`` and ``replay``.
 
 python -m training train --config configs/draw_2p.yaml --seed 1 [section.key=value ...]
 python -m training train --resume runs/draw_2p_seed1 [run.time_limit_minutes=60 ...]
 python -m training train --config configs/draw_2p.yaml --init-from runs/draw_2p_seed1 --name tuned [...]
 python -m training evaluate runs/draw_2p_seed1 greedy random --games 2000
 python -m training play draw_2p            # you against the shipped draw_2p agent
+python -m training play draw_2p --web      # the same in the browser, any variant and agent
+python -m training replay draw_2p greedy --seed 3 --out game.html   # or game.gif
 """
 
 from __future__ import annotations
@@ -120,7 +122,14 @@ def evaluate_command(args: argparse.Namespace) -> None:
     print(result.markdown())
     if args.out:
         result.write(args.out)
-        print(f"\nwrote {Path(args.out) / 'arena.md'} and {Path(args.out) / 'arena.csv'}")
+        print(f"\nwrote {Path(args.out) / 'arena.md'}, arena.csv and arena.png (win rates with their intervals)")
+    if args.replays:
+        from training.replay import save_arena_replays
+
+        if not args.out:
+            raise UsageError("--replays needs --out, the folder the replays are written to")
+        paths = save_arena_replays(game, policies, against if args.against else None, args.replays, args.seed, args.out)
+        print(f"wrote {len(paths)} replays in {Path(args.out) / 'replays'}")
 
 
 # ---------------------------------------------------------------------------------------------- play
@@ -147,6 +156,11 @@ def ask_action(env, agent: str) -> int:
 def play_command(args: argparse.Namespace) -> None:
     policies = [args.policy]
     game = resolve_game(args, policies)
+    if args.web:
+        from training.web.server import serve
+
+        serve(game, args.policy, load_policy, seat=args.seat, watch=args.watch, seed=args.seed, port=args.port)
+        return
     env = raw_env(game.name, render_mode="ansi", **game.options)
     opponent = load_policy(args.policy, env.game, seed=args.seed)
     human = None if args.watch else f"player_{args.seat}"
@@ -178,6 +192,25 @@ def visible_table(env, seat: int) -> str:
     lines.append("your hand: " + " ".join(f"{a}-{b}" for a, b in hands[seat]))
     lines.append("others hold: " + ", ".join(f"player_{s}: {len(h)}" for s, h in enumerate(hands) if s != seat))
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------- replay
+
+
+def replay_command(args: argparse.Namespace) -> None:
+    from training.replay import REPLAY_SUFFIXES, record_game, write_replay
+
+    if Path(args.out).suffix.lower() not in REPLAY_SUFFIXES:
+        raise UsageError(f"--out must end in {' or '.join(REPLAY_SUFFIXES)}, got {args.out!r}")
+    game = resolve_game(args, args.policies)
+    agents = [
+        load_policy(name, game, seed=args.seed + i, deterministic=not args.sample)
+        for i, name in enumerate(args.policies)
+    ]
+    seated = [agents[seat % len(agents)] for seat in range(game.num_players)]
+    replay = record_game(game, seated, args.seed)
+    path = write_replay(replay, args.out, show_hands=args.show_hands)
+    print(f"{replay.title()}: {len(replay.positions) - 1} moves, wrote {path}")
 
 
 # ---------------------------------------------------------------------------------------------- parser
@@ -215,7 +248,10 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--against", nargs="+", help="only tables of these policies")
     evaluate.add_argument("--games", type=int, default=2000, help="episodes per matchup")
     evaluate.add_argument("--sample", action="store_true", help="trained policies sample instead of argmax")
-    evaluate.add_argument("--out", help="folder for arena.md and arena.csv")
+    evaluate.add_argument("--out", help="folder for arena.md, arena.csv and arena.png")
+    evaluate.add_argument(
+        "--replays", nargs="+", type=int, metavar="GAME", help="write replays of these games (0, 1...) of each matchup"
+    )
     add_game_flags(evaluate)
     evaluate.set_defaults(handler=evaluate_command)
 
@@ -223,8 +259,18 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("policy", help="agent name, pretrained name or checkpoint path")
     play.add_argument("--seat", type=int, default=0, help="your seat")
     play.add_argument("--watch", action="store_true", help="the agent plays every seat")
+    play.add_argument("--web", action="store_true", help="play in the browser: serve a page on 127.0.0.1")
+    play.add_argument("--port", type=int, default=8000, help="the page's port with --web (0: any free port)")
     add_game_flags(play)
     play.set_defaults(handler=play_command)
+
+    replay = commands.add_parser("replay", help="record a game between agents as an HTML page or a GIF")
+    replay.add_argument("policies", nargs="+", help="one per seat (repeated in turn if fewer): agents or checkpoints")
+    replay.add_argument("--out", required=True, help="game.html (step through it in a browser) or game.gif")
+    replay.add_argument("--show-hands", action="store_true", help="hidden hands face up (the page can toggle them)")
+    replay.add_argument("--sample", action="store_true", help="trained policies sample instead of argmax")
+    add_game_flags(replay)
+    replay.set_defaults(handler=replay_command)
     return parser
 
 

@@ -1,0 +1,129 @@
+"""The play server's interface: games, moves, agents' answers, and every bad request refused
+with a clear error and no change."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+
+import pytest
+
+from agents import make_agent
+from training.web.server import MAX_GAMES, make_server
+
+
+def loader(name: str, game, seed: int):
+    return make_agent(name, game, seed=seed)
+
+
+@pytest.fixture(scope="module")
+def url() -> Iterator[str]:
+    defaults = {"variant": "draw", "options": {"num_players": 2}, "opponent": "random", "seat": 0, "seed": 0}
+    server = make_server(loader, defaults)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    server.server_close()
+
+
+def post(url: str, path: str, body: object, raw: bytes | None = None) -> tuple[int, dict]:
+    data = raw if raw is not None else json.dumps(body).encode()
+    request = urllib.request.Request(url + path, data=data, headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def new_game(url: str, **fields) -> dict:
+    body = {"variant": "draw", "options": {"num_players": 2}, "opponent": "random", "seat": 0, "seed": 3} | fields
+    status, view = post(url, "/api/new", body)
+    assert status == 200, view
+    return view
+
+
+def test_the_page_is_served_with_the_choices(url: str) -> None:
+    with urllib.request.urlopen(url + "/") as answer:
+        page = answer.read().decode()
+    choices = json.loads(page.split('id="choices">')[1].split("</script>")[0])
+    assert choices["variants"] == ["draw", "block", "hungarian", "mexican_train"]
+    assert "heuristic" in choices["agents"] and choices["pretrained"]["draw_2p"]["variant"] == "draw"
+
+
+def test_a_person_sees_only_their_own_hand_and_plays_a_whole_game(url: str) -> None:
+    view = new_game(url)
+    assert view["seat"] == 0
+    while not view["over"]:
+        assert view["your_turn"] and view["legal"]  # the agent answered at once
+        svg = view["svg"]
+        assert 'class="tile hand"' in svg and 'class="hidden-back"' in svg and "hidden-face" not in svg
+        move = {"game": view["game"], "step": view["step"], "action": view["legal"][0]["name"]}
+        status, view = post(url, "/api/move", move)
+        assert status == 200, view
+    assert view["result"].startswith("game over") and not view["legal"]
+
+
+def refused(url: str, path: str, body: object, status: int, words: str, raw: bytes | None = None) -> None:
+    got, answer = post(url, path, body, raw)
+    assert got == status and words in answer["error"], answer
+
+
+def test_bad_requests_are_refused_and_change_nothing(url: str) -> None:
+    view = new_game(url, seed=5)
+    game, step = view["game"], view["step"]
+    legal = {a["name"] for a in view["legal"]}
+    illegal = "pass" if "pass" not in legal else "draw"
+    refused(url, "/api/move", {"game": game, "step": step, "action": illegal}, 400, f"illegal move {illegal!r}")
+    refused(url, "/api/move", {"game": game, "step": step, "action": "play 9-9 on left"}, 400, "names no action")
+    refused(url, "/api/move", {"game": game, "step": step + 1, "action": view["legal"][0]["name"]}, 409, "stale")
+    refused(url, "/api/move", {"game": "nope", "step": step, "action": "pass"}, 404, "no game 'nope'")
+    refused(url, "/api/move", {"game": game, "step": "0", "action": "pass"}, 400, "'step' must be a int")
+    refused(url, "/api/move", {"game": game, "step": step}, 400, "no 'action'")
+    refused(url, "/api/move", None, 400, "not JSON", raw=b"{not json")
+    refused(url, "/api/move", [1, 2], 400, "must be a JSON object")
+    refused(url, "/api/advance", {"game": game, "step": step}, 409, "your turn")
+    refused(url, "/api/nothing", {}, 404, "no interface")
+    refused(url, "/api/new", {"variant": "chess", "opponent": "random"}, 400, "unknown variant 'chess'")
+    refused(
+        url, "/api/new", {"variant": "draw", "options": {"num_players": 11}, "opponent": "random"}, 400, "num_players"
+    )
+    refused(url, "/api/new", {"variant": "draw", "opponent": "nobody"}, 400, "unknown agent 'nobody'")
+    refused(url, "/api/new", {"variant": "draw", "opponent": "random", "seat": 2}, 400, "seat must be 0..1")
+    status, after = post(url, "/api/move", {"game": game, "step": step, "action": view["legal"][0]["name"]})
+    assert status == 200 and after["step"] > step  # the game was where it was
+
+
+def test_watching_agents_moves_one_step_per_request(url: str) -> None:
+    view = new_game(url, seat=None, variant="mexican_train", options={"num_players": 3})
+    assert view["seat"] is None and view["step"] == 0 and 'class="hidden-back"' not in view["svg"]
+    refused(url, "/api/move", {"game": view["game"], "step": 0, "action": "draw"}, 409, "nobody plays")
+    status, after = post(url, "/api/advance", {"game": view["game"], "step": 0})
+    assert status == 200 and after["step"] == 1 and len(after["log"]) == 1
+    refused(url, "/api/advance", {"game": view["game"], "step": 0}, 409, "stale")
+
+
+def test_old_games_are_forgotten(url: str) -> None:
+    first = new_game(url)
+    for _ in range(MAX_GAMES):
+        new_game(url)
+    refused(url, "/api/advance", {"game": first["game"], "step": first["step"]}, 404, "no game")
+
+
+def test_play_web_prints_its_address_and_serves_the_page() -> None:
+    command = [sys.executable, "-m", "training", "play", "draw_2p", "--web", "--port", "0"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    try:
+        line = process.stdout.readline()
+        assert line.startswith("domino table at http://127.0.0.1:"), line
+        address = line.split()[3]
+        with urllib.request.urlopen(address) as answer:
+            assert answer.status == 200 and b"draw_2p" in answer.read()
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

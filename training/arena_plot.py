@@ -1,0 +1,43 @@
+"""The arena's table as a picture: each matchup's win rate with its 95% interval against the
+fair share, so a reader sees at a glance which differences the episodes can tell apart."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only: evaluations run on machines without a display
+import matplotlib.pyplot as plt
+
+if TYPE_CHECKING:
+    from training.arena import ArenaResult
+
+VERDICT_COLOURS = {"above": "#2e7d32", "level": "#616161", "below": "#c62828"}
+
+
+def plot_arena(result: ArenaResult, path: str | Path) -> Path:
+    """One row per matchup ("A vs a table of B"): the win rate, its Wilson interval as an error
+    bar, coloured by the verdict, and a dashed line at the fair share."""
+    matchups = result.matchups
+    figure, axes = plt.subplots(figsize=(8, 1.2 + 0.45 * len(matchups)))
+    rows = list(range(len(matchups)))[::-1]  # the table's first row on top
+    for row, m in zip(rows, matchups, strict=True):
+        low, high = m.interval()
+        axes.errorbar(m.win_rate, row, xerr=[[m.win_rate - low], [high - m.win_rate]], fmt="o", capsize=4,
+                      color=VERDICT_COLOURS[m.verdict])  # fmt: skip
+        axes.plot([m.fair_share] * 2, [row - 0.4, row + 0.4], "--", color="#1565c0", linewidth=1)
+        axes.annotate(f"{m.win_rate:.3f}", (high, row), xytext=(6, -4), textcoords="offset points", fontsize=8)
+    axes.set_yticks(rows, [f"{m.policy} vs table of {m.opponent}" for m in matchups])
+    axes.set_xlim(0, 1)
+    axes.set_ylim(-0.7, len(matchups) - 0.3)
+    axes.set_xlabel("win rate (95% Wilson interval); dashed: fair share")
+    episodes = sorted({m.episodes for m in matchups})
+    axes.set_title(f"Arena, {', '.join(map(str, episodes))} episodes per matchup", fontsize=10)
+    axes.grid(axis="x", alpha=0.3)
+    figure.tight_layout()
+    path = Path(path)
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+    return path
