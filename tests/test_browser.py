@@ -127,6 +127,7 @@ def test_a_replay_steps_back_and_forth_and_reveals_hands(page: Page, tmp_path: P
     replay = record_game(game, [make_agent("greedy", game, seed=0), make_agent("random", game, seed=1)], seed=3)
     path = write_html(replay, tmp_path / "game.html")
     page.goto(path.as_uri())
+    page.wait_for_function("frames.length > 0")  # unpacked
     moves = len(replay.positions) - 1
     assert page.inner_text("#step-label") == f"move 0 / {moves}"
     page.click("#next")

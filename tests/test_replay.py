@@ -3,7 +3,6 @@ GIF hold every position; the command line writes them, and ``evaluate`` its repl
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -13,12 +12,7 @@ from PIL import Image
 import domino_env
 from agents import make_agent
 from training.cli import main
-from training.replay import record_game, write_gif, write_html, write_replay
-
-
-def replay_json(path: Path) -> dict:
-    page = path.read_text()
-    return json.loads(page.split('id="replay">')[1].split("</script>")[0])
+from training.replay import read_html_data, record_game, write_gif, write_html, write_replay
 
 
 def test_a_recording_replays_the_environment_move_for_move() -> None:
@@ -38,7 +32,7 @@ def test_a_recording_replays_the_environment_move_for_move() -> None:
 def test_the_page_holds_every_position_with_its_move_and_rewards(tmp_path: Path) -> None:
     game = domino_env.make_game("draw")
     replay = record_game(game, [make_agent("random", game, seed=1), make_agent("greedy", game, seed=2)], seed=4)
-    data = replay_json(write_html(replay, tmp_path / "game.html"))
+    data = read_html_data(write_html(replay, tmp_path / "game.html"))
     frames = data["frames"]
     assert len(frames) == len(replay.positions) and frames[0]["action"] == "deal"
     assert [f["action"] for f in frames[1:]] == [p.action_name for p in replay.positions[1:]]
@@ -59,7 +53,7 @@ def test_the_gif_has_a_frame_per_position(tmp_path: Path) -> None:
 def test_replay_command_writes_html_and_gif(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     main(["replay", "heuristic", "random", "--variant", "mexican_train", "--option", "num_players=2",
           "--seed", "3", "--out", str(tmp_path / "game.html")])  # fmt: skip
-    assert "player_0 (heuristic), player_1 (random)" in replay_json(tmp_path / "game.html")["title"]
+    assert "player_0 (heuristic), player_1 (random)" in read_html_data(tmp_path / "game.html")["title"]
     main(["replay", "greedy", "--variant", "draw", "--out", str(tmp_path / "game.gif")])
     assert Image.open(tmp_path / "game.gif").n_frames > 2
     with pytest.raises(SystemExit):
@@ -78,6 +72,6 @@ def test_evaluate_writes_its_plot_and_replays_of_chosen_games(tmp_path: Path) ->
     ]
     game = domino_env.make_game("draw")
     again = record_game(game, [make_agent("greedy", game, seed=0), make_agent("random", game, seed=1)], 0, stream=2)
-    deal = replay_json(tmp_path / "replays" / "greedy_vs_random_game2.html")["frames"][0]["svg"]
-    assert deal == replay_json(write_html(again, tmp_path / "again.html"))["frames"][0]["svg"]  # the arena's slot 2
-    assert deal != replay_json(tmp_path / "replays" / "greedy_vs_random_game0.html")["frames"][0]["svg"]
+    deal = read_html_data(tmp_path / "replays" / "greedy_vs_random_game2.html")["frames"][0]["svg"]
+    assert deal == read_html_data(write_html(again, tmp_path / "again.html"))["frames"][0]["svg"]  # the arena's slot 2
+    assert deal != read_html_data(tmp_path / "replays" / "greedy_vs_random_game0.html")["frames"][0]["svg"]

@@ -13,6 +13,8 @@ included but hidden until the viewer asks; the GIF rasterizes the same pictures.
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 import re
 from dataclasses import dataclass, field
@@ -111,7 +113,9 @@ def picture(replay: Replay, index: int, face_up: object = (), reveal_toggle: boo
 
 def write_html(replay: Replay, path: str | Path, show_hands: bool = False) -> Path:
     """A page that needs nothing else: step forward and back, play, show or hide the hidden
-    hands, and the list of moves with their rewards."""
+    hands, and the list of moves with their rewards. The positions are stored as gzipped JSON
+    (``read_html_data`` reads it back): successive pictures repeat each other, so a long game's
+    page shrinks about twentyfold."""
     frames = []
     for index, position in enumerate(replay.positions):
         frames.append(
@@ -125,13 +129,19 @@ def write_html(replay: Replay, path: str | Path, show_hands: bool = False) -> Pa
             }
         )
     data = {"title": replay.title(), "frames": frames, "show_hands": show_hands}
-    # "</" inside a script element would end it: JSON allows the escaped form.
-    payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
-    html = PAGE.read_text().replace("__TITLE__", replay.title()).replace("__REPLAY_JSON__", payload)
+    payload = base64.b64encode(gzip.compress(json.dumps(data).encode(), mtime=0)).decode("ascii")
+    html = PAGE.read_text().replace("__TITLE__", replay.title()).replace("__REPLAY_DATA__", payload)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(html)
     return path
+
+
+def read_html_data(path: str | Path) -> dict:
+    """The title and positions a replay page holds (what ``write_html`` stored)."""
+    page = Path(path).read_text()
+    payload = page.split('id="replay">', 1)[1].split("</script>", 1)[0]
+    return json.loads(gzip.decompress(base64.b64decode(payload)))
 
 
 def write_gif(replay: Replay, path: str | Path, show_hands: bool = False, seconds_per_move: float = 0.8) -> Path:
