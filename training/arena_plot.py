@@ -32,7 +32,7 @@ def plot_arena(result: ArenaResult, path: str | Path) -> Path:
     axes.set_yticks(rows, [f"{m.policy} vs table of {m.opponent}" for m in matchups])
     axes.set_xlim(0, 1)
     axes.set_ylim(-0.7, len(matchups) - 0.3)
-    axes.set_xlabel("win rate (95% Wilson interval); dashed: fair share")
+    axes.set_xlabel("win rate, 95% Wilson interval (green: above the fair share, dashed; red: below; grey: level)")
     episodes = sorted({m.episodes for m in matchups})
     axes.set_title(f"Arena, {', '.join(map(str, episodes))} episodes per matchup", fontsize=10)
     axes.grid(axis="x", alpha=0.3)

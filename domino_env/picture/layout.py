@@ -25,6 +25,7 @@ HEADER = 62
 ROW = 2 * HALF + 2 * GAP  # a row of the table holds crosswise doubles
 LABEL_WIDTH = 200  # a seat panel's name column
 TRAIN_LABEL = 150
+TRAIN_LABEL_CHARS = 18  # of bold 13 px text in the label's width
 HUB_WIDTH = 110
 WIDTH_LINE = 1040
 WIDTH_TRAINS = 1200
@@ -161,9 +162,9 @@ def _train_row(train: Train, last_tile: int, label_x: float, tiles_x: float, y: 
     """One train: the label (owner, marker), its tiles from the hub out, the open-end badge."""
     stroke = svg.WARNING if train.pending else "#0f3d25"
     parts = [svg.rect(label_x, y + GAP, TRAIN_LABEL, 2 * HALF, "#0f3d25", stroke, 2 if train.pending else 1)]
-    title = "Mexican Train" if train.owner is None else f"{train.label}'s train"
-    parts.append(svg.text(label_x + 8, y + GAP + 20, title, 13, bold=True))
-    note = "open to all" if train.owner is None else ("marker: open to all" if train.marker else "private")
+    title = "Mexican Train" if train.owner is None else train.label
+    parts.append(svg.text(label_x + 8, y + GAP + 20, fit(title, TRAIN_LABEL_CHARS), 13, bold=True))
+    note = "open to all" if train.owner is None else ("train, marker: open" if train.marker else "train, private")
     if train.pending:
         note = "double: satisfy it"
     parts.append(svg.text(label_x + (28 if train.marker else 8), y + GAP + 42, note, 11,
@@ -182,6 +183,11 @@ def _train_row(train: Train, last_tile: int, label_x: float, tiles_x: float, y: 
         x += _tile_width(faces) + GAP
     parts.append(svg.badge(x + GAP, y + GAP, "open", str(train.open_number), target, warn=train.pending))
     return "".join(parts)
+
+
+def fit(words: str, chars: int) -> str:
+    """``words`` cut to ``chars`` characters, an ellipsis saying so."""
+    return words if len(words) <= chars else words[: chars - 1] + "…"
 
 
 # ---------------------------------------------------------------------------------------------- seats
