@@ -56,13 +56,22 @@ def test_the_page_is_served_with_the_choices(url: str) -> None:
     assert "heuristic" in choices["agents"] and choices["pretrained"]["draw_2p"]["variant"] == "draw"
 
 
-def test_a_person_sees_only_their_own_hand_and_plays_a_whole_game(url: str) -> None:
-    view = new_game(url)
-    assert view["seat"] == 0
+@pytest.mark.parametrize(
+    ("variant", "players", "seat"), [("draw", 2, 0), ("hungarian", 3, 1), ("mexican_train", 3, 2), ("block", 4, 3)]
+)
+def test_a_person_sees_only_their_own_hand_and_plays_a_whole_game(
+    url: str, variant: str, players: int, seat: int
+) -> None:
+    view = new_game(url, variant=variant, options={"num_players": players}, seat=seat)
+    assert view["seat"] == seat
     while not view["over"]:
-        assert view["your_turn"] and view["legal"]  # the agent answered at once
+        assert view["your_turn"] and view["legal"]  # the agents answered at once
         svg = view["svg"]
         assert 'class="tile hand"' in svg and 'class="hidden-back"' in svg and "hidden-face" not in svg
+        for action in view["legal"]:  # every legal play is a click on a hand tile, then on a target
+            if action["tile"] is not None:
+                assert f'class="tile hand" data-tile="{action["tile"]}"' in svg
+                assert f'data-target="{action["target"]}"' in svg
         move = {"game": view["game"], "step": view["step"], "action": view["legal"][0]["name"]}
         status, view = post(url, "/api/move", move)
         assert status == 200, view
