@@ -136,3 +136,10 @@ def test_play_web_prints_its_address_and_serves_the_page() -> None:
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+def test_terminal_play_watches_a_stateful_agent(capsys: pytest.CaptureFixture[str]) -> None:
+    from training.cli import main
+
+    main(["play", "heuristic", "--variant", "hungarian", "--watch", "--seed", "1"])
+    assert "Hungarian Dominoes · hand 1 · over" in capsys.readouterr().out

@@ -175,7 +175,7 @@ def play_command(args: argparse.Namespace) -> None:
             print("\n" + visible_table(env, env.agent_seat[agent]))
             action = ask_action(env, agent)
         else:
-            action = opponent.act_one(observation)
+            action = opponent.act_one(observation, state=env.state_array)
             print(f"{agent}: {env.action_name(action)}")
         env.step(action)
         if "hand_points" in env.infos.get(agent, {}):
