@@ -337,7 +337,10 @@ def serve(game: Game, policy: str, load_policy: Callable[..., Agent], seat: int,
         "seat": None if watch else seat,
         "seed": seed,
     }
-    server = make_server(lambda name, g, s: load_policy(name, g, seed=s), defaults, port)
+    try:
+        server = make_server(lambda name, g, s: load_policy(name, g, seed=s), defaults, port)
+    except (OSError, OverflowError) as error:  # the port is taken, or not a port
+        raise SystemExit(f"error: cannot serve on {HOST}:{port} ({error}); choose another --port") from None
     print(f"domino table at http://{HOST}:{server.server_port}/  (Ctrl-C to stop)", flush=True)
     try:
         server.serve_forever()
