@@ -36,6 +36,7 @@ class Matchup:
     hands: int
     points: int
     fair_share: float
+    ms_per_move: float = 0.0  # the policy's mean time per move, forced moves included
 
     @property
     def win_rate(self) -> float:
@@ -64,14 +65,14 @@ class ArenaResult:
     def markdown(self) -> str:
         lines = [
             "| policy | against a table of | episodes | win rate | 95% interval | fair share | verdict "
-            "| points / hand |",
-            "|---|---|---:|---:|---|---:|---|---:|",
+            "| points / hand | policy ms/move |",
+            "|---|---|---:|---:|---|---:|---|---:|---:|",
         ]
         for m in self.matchups:
             low, high = m.interval()
             lines.append(
                 f"| {m.policy} | {m.opponent} | {m.episodes} | {m.win_rate:.3f} | [{low:.3f}, {high:.3f}] | "
-                f"{m.fair_share:.3f} | {m.verdict} | {m.points / max(m.hands, 1):.2f} |"
+                f"{m.fair_share:.3f} | {m.verdict} | {m.points / max(m.hands, 1):.2f} | {m.ms_per_move:.2f} |"
             )
         lines += ["", "| policy | rating (Elo scale) |", "|---|---:|"]
         lines += [f"| {name} | {rating:.0f} |" for name, rating in sorted(self.ratings.items(), key=lambda x: -x[1])]
@@ -138,7 +139,16 @@ def run_arena(
         records = rotated_match(game, seated, episodes, seed=seed)
         rewards = np.array([r.per_episode_reward for r in records]).T  # [episodes, seats]
         matchups.append(
-            Matchup(a, b, records[0].episodes, records[0].wins, records[0].hands, records[0].points, fair_share(game))
+            Matchup(
+                a,
+                b,
+                records[0].episodes,
+                records[0].wins,
+                records[0].hands,
+                records[0].points,
+                fair_share(game),
+                records[0].ms_per_move,
+            )
         )
         owner = [index[a] if agent is policies[a] else index[b] for agent in seated]
         for episode in rewards:

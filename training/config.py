@@ -65,6 +65,10 @@ class PPOConfig:
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     norm_adv: bool = True
+    # Decisions with a single legal action skip the network and the buffer: their log-probability
+    # is 0 whatever the weights, so they carry no policy gradient, and with gamma = 1 leaving them
+    # out of each seat's chain changes no return. True trains on them too (slower; ablations).
+    learn_forced: bool = False
 
 
 @dataclass
@@ -81,6 +85,18 @@ class PoolConfig:
     baselines: list[str] = field(default_factory=lambda: ["random", "greedy"])
     pfsp_power: float = 2.0  # weight (1 - win rate) ** power: harder opponents more often
     result_decay: float = 0.95  # moving average of the learner's results per opponent
+
+
+@dataclass
+class ImitationConfig:
+    """The optional head start before PPO (see :mod:`training.imitation`)."""
+
+    teacher: str = ""  # an agent name (heuristic, pimc, ...); empty: PPO starts from random weights
+    rounds: int = 3  # 1: behaviour cloning only; more: DAgger rounds on the student's own positions
+    decisions_per_round: int = 50_000  # unforced teacher-labelled decisions recorded per round
+    epochs: int = 4  # passes over all decisions so far after each round
+    minibatch_size: int = 512
+    learning_rate: float = 1e-3
 
 
 @dataclass
@@ -107,6 +123,7 @@ class TrainConfig:
     env: EnvConfig = field(default_factory=EnvConfig)
     ppo: PPOConfig = field(default_factory=PPOConfig)
     network: NetworkConfig = field(default_factory=NetworkConfig)
+    imitation: ImitationConfig = field(default_factory=ImitationConfig)
     pool: PoolConfig = field(default_factory=PoolConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     run: RunConfig = field(default_factory=RunConfig)
@@ -249,6 +266,13 @@ def _validate(config: TrainConfig) -> None:
     for name in config.pool.baselines:
         if name not in AGENTS:
             raise ConfigError(f"pool.baselines: unknown agent {name!r}; agents are {', '.join(AGENTS)}")
+    teacher = config.imitation.teacher
+    if teacher and teacher not in AGENTS:
+        raise ConfigError(f"imitation.teacher: unknown agent {teacher!r}; agents are {', '.join(AGENTS)}")
+    if teacher:
+        for key in ("rounds", "decisions_per_round", "epochs", "minibatch_size", "learning_rate"):
+            if getattr(config.imitation, key) <= 0:
+                raise ConfigError(f"imitation.{key} must be positive, got {getattr(config.imitation, key)}")
     try:
         make_game(config.env.variant, **config.env.options)
     except (TypeError, ValueError) as error:

@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from agents import make_agent
-from agents.base import Agent
+from agents.base import Agent, StatefulAgent
 from domino_env.game import Game
 from training.config import PoolConfig
 from training.network import PolicyNetwork
@@ -93,6 +93,15 @@ class OpponentPool:
         if not self.snapshot_ids:
             return SELF
         return self._pfsp(self.snapshot_ids)
+
+    def act(self, owner: int, state: np.ndarray, games: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Member ``owner``'s actions in ``games`` of the batched engine's records ``state``,
+        whose acting seats see ``obs`` and may play ``mask``: a stateful agent (the heuristic,
+        the search agents) reads the records, a policy the observations."""
+        agent = self.members[owner].agent
+        if isinstance(agent, StatefulAgent):
+            return agent.act_states(self.game, state, games)
+        return agent.act(obs, mask)
 
     def record(self, owner: int, learner_score: float) -> None:
         """Fold one episode's result (1 learner won, 0.5 even, 0 lost) into the member's score."""

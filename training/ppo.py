@@ -35,6 +35,7 @@ from agents.tournament import rotated_match
 from domino_env import BatchedEnv, make_game
 from training import checkpoint as ckpt
 from training.config import TrainConfig, save_config
+from training.imitation import imitate
 from training.logger import MetricsLogger
 from training.network import PolicyNetwork, legal_entropy, masked_distribution
 from training.policy import PolicyAgent
@@ -121,6 +122,13 @@ def per_seat_gae(reward, value, done, next_index, pending, gamma, gae_lambda):
         delta = reward[i] + gamma * next_value - value[i]
         advantage[i] = delta + gamma * gae_lambda * next_advantage
     return advantage
+
+
+def explained_variance(predicted: np.ndarray, target: np.ndarray) -> float:
+    """1 - Var(target - predicted) / Var(target): 1 for a perfect value head, 0 for one that
+    predicts the mean, negative for one worse than that (NaN-free: 0 when the target is flat)."""
+    spread = float(np.var(target))
+    return 0.0 if spread == 0.0 else 1.0 - float(np.var(target - predicted)) / spread
 
 
 def assign_seats(pool: OpponentPool, game, rng: np.random.Generator) -> tuple[np.ndarray, int]:
@@ -243,6 +251,12 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
     started = time.perf_counter()
     limit = 60 * config.run.time_limit_minutes - progress.seconds  # a resumed run keeps its budget
     deadline = started + limit if config.run.time_limit_minutes > 0 else math.inf
+    if config.imitation.teacher and not resume and not config.run.init_from:  # timed with the run's budget
+        network.eval()
+        head_start = imitate(
+            game, network, config.imitation, config.ppo.vf_coef, num_envs, config.run.seed, device, log=tqdm.write
+        )
+        logger.log(0, head_start | evaluate_strength(game, network, config, device))
     bar = tqdm(total=num_updates * batch_size, initial=progress.env_steps, unit="step", unit_scale=True, smoothing=0.1)
     strength: dict[str, float] = {}
     stop = False  # decided after each update, before its checkpoint, which then records why the run ended
@@ -258,35 +272,39 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
 
         # ------------------------------------------------------------ rollout
         network.eval()
+        forced = decided = 0  # the learner's decisions without and with a choice
         for _ in range(config.ppo.rollout_steps):
             acting_owner = owners[np.arange(num_envs), seat]
-            learner_rows = np.flatnonzero(acting_owner == SELF)
-            actions = np.zeros(num_envs, np.int64)
-            with torch.no_grad():
-                logits, values = network(torch.as_tensor(obs[learner_rows], device=device))
-                distribution = masked_distribution(logits, torch.as_tensor(mask[learner_rows], device=device))
-                chosen = distribution.sample()
-                logprobs = distribution.log_prob(chosen)
-            actions[learner_rows] = chosen.cpu().numpy()
-            for owner in np.unique(acting_owner[acting_owner != SELF]):
-                rows = np.flatnonzero(acting_owner == owner)
-                actions[rows] = pool.members[owner].agent.act(obs[rows], mask[rows])
-
-            rows = buffer.add(
-                obs[learner_rows],
-                mask[learner_rows],
-                actions[learner_rows],
-                logprobs.cpu().numpy(),
-                values.cpu().numpy(),
-            )
-            seats = seat[learner_rows]
-            previous = last[learner_rows, seats]
-            buffer.next[previous[previous >= 0]] = rows[previous >= 0]
-            last[learner_rows, seats] = rows
+            actions = np.argmax(mask, axis=1)  # the only legal action, where there is no choice
+            choosing = np.ones(num_envs, np.bool_) if config.ppo.learn_forced else mask.sum(1) > 1
+            learner_rows = np.flatnonzero((acting_owner == SELF) & choosing)
+            forced += int(((acting_owner == SELF) & ~choosing).sum())
+            if learner_rows.size:
+                with torch.no_grad():
+                    logits, values = network(torch.as_tensor(obs[learner_rows], device=device))
+                    distribution = masked_distribution(logits, torch.as_tensor(mask[learner_rows], device=device))
+                    chosen = distribution.sample()
+                    logprobs = distribution.log_prob(chosen)
+                actions[learner_rows] = chosen.cpu().numpy()
+                rows = buffer.add(
+                    obs[learner_rows],
+                    mask[learner_rows],
+                    actions[learner_rows],
+                    logprobs.cpu().numpy(),
+                    values.cpu().numpy(),
+                )
+                seats = seat[learner_rows]
+                previous = last[learner_rows, seats]
+                buffer.next[previous[previous >= 0]] = rows[previous >= 0]
+                last[learner_rows, seats] = rows
+            for owner in np.unique(acting_owner[(acting_owner != SELF) & choosing]):
+                rows = np.flatnonzero((acting_owner == owner) & choosing)
+                actions[rows] = pool.act(owner, envs.state, rows, obs[rows], mask[rows])
 
             obs, mask, seat, rewards, done = envs.step(actions)
             progress.env_steps += num_envs
             progress.learner_steps += len(learner_rows)
+            decided += len(learner_rows)
 
             # The hand's reward goes to each learner seat's latest decision in that game.
             paid = envs.hand_over[:, None] & (owners == SELF) & (last >= 0)
@@ -366,6 +384,9 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
         # ------------------------------------------------------------ bookkeeping
         elapsed = time.perf_counter() - update_start
         scalars = {f"loss/{name}": float(np.mean(values)) for name, values in losses.items() if values} | {
+            "loss/explained_variance": explained_variance(buffer.value[:n][ready], returns[ready]),
+            "rollout/forced_share": forced / max(1, forced + decided),
+            "rollout/decisions": float(len(ready)),
             "speed/env_steps_per_second": batch_size / elapsed,
             "pool/snapshots": len(pool.snapshots),
             "learning_rate": optimizer.param_groups[0]["lr"],

@@ -1,15 +1,23 @@
 """Train a shipped config and package the result as a pretrained agent.
 
-    python -m training.ship configs/draw_2p.yaml [--games 2000]
+    python -m training.ship configs/draw_2p.yaml [--games 2000] [--search-games 400]
+    python -m training.ship --table            # the README's pretrained table, from what is shipped
 
-Trains with the config as it is, evaluates the final policy against tables of every baseline
-with seats rotated, and copies the weights, the config and the evaluation table to
-``training/pretrained/<config name>/``, where ``evaluate`` and ``play`` find it by name.
+Trains with the config as it is (the imitation head start included), then evaluates the final
+policy against tables of every fair agent the project ships that a policy must beat: random,
+greedy and the heuristic, seats rotated over mirrored deals, on evaluation seeds the training
+never used (:data:`EVALUATION_SEED`; training deals come from ``run.seed`` and the imitation
+seeds derived from it). ``--search-games`` adds rows against PIMC and ISMCTS at the strength
+ladder's budgets. The weights, the config, the learning curve, the evaluation table and a
+``summary.json`` go to ``training/pretrained/<config name>/``, where ``evaluate`` and ``play``
+find the agent by name.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
+import json
 import shutil
 import time
 from pathlib import Path
@@ -18,13 +26,67 @@ from agents import make_agent
 from domino_env import make_game
 from training import checkpoint as ckpt
 from training.arena import run_arena
-from training.config import load_config
+from training.config import TrainConfig, load_config
 from training.policy import PolicyAgent
 from training.ppo import train
 
+EVALUATION_SEED = 12345
+FAIR_AGENTS = ["random", "greedy", "heuristic"]  # every shipped policy must beat each of these
+SUMMARY_FILE = "summary.json"
 
-def ship(config_path: Path, games: int, runs_dir: str) -> Path:
+# Simulations per move of the search agents, as in the strength ladder (benchmarks/strength.py),
+# so that a policy's row against PIMC or ISMCTS reads against the ladder's rows.
+SEARCH_BUDGETS = {"draw": 1000, "block": 2000, "hungarian": 2000, "mexican_train": 64}
+
+
+def training_seeds(config: TrainConfig) -> set[int]:
+    """Every seed whose deals the run played: the self-play games' and each imitation round's."""
+    from training.imitation import round_seed
+
+    seeds = {config.run.seed}
+    if config.imitation.teacher:
+        seeds |= {round_seed(config.run.seed, r) for r in range(config.imitation.rounds)}
+    return seeds
+
+
+def evaluate_policy(game, policy: PolicyAgent, games: int, search_games: int, seed: int) -> tuple[str, dict]:
+    """The evaluation table (Markdown) and its figures: the policy against a table of each fair
+    agent, and of each search agent when ``search_games`` > 0."""
+    opponents = {name: make_agent(name, game, seed=i) for i, name in enumerate(FAIR_AGENTS)}
+    result = run_arena(game, {policy.name: policy} | opponents, games, seed=seed, opponents=FAIR_AGENTS)
+    matchups = [m for m in result.matchups if m.policy == policy.name]
+    if search_games > 0:
+        budget = SEARCH_BUDGETS[game.name]
+        for name in ("pimc", "ismcts"):
+            searcher = make_agent(name, game, seed=7, simulations=budget)
+            extra = run_arena(game, {policy.name: policy, name: searcher}, search_games, seed=seed, opponents=[name])
+            matchups += [m for m in extra.matchups if m.policy == policy.name]
+    lines = [
+        "| policy | against a table of | episodes | win rate | 95% interval | fair share | verdict | policy ms/move |",
+        "|---|---|---:|---:|---|---:|---|---:|",
+    ]
+    figures = {}
+    for m in matchups:
+        low, high = m.interval()
+        lines.append(
+            f"| {m.policy} | {m.opponent} | {m.episodes} | {m.win_rate:.3f} | [{low:.3f}, {high:.3f}] | "
+            f"{m.fair_share:.3f} | {m.verdict} | {m.ms_per_move:.2f} |"
+        )
+        figures[m.opponent] = {
+            "episodes": m.episodes,
+            "win_rate": m.win_rate,
+            "interval": [low, high],
+            "fair_share": m.fair_share,
+            "verdict": m.verdict,
+        }
+    figures["ms_per_move"] = matchups[0].ms_per_move if matchups else 0.0
+    return "\n".join(lines), figures
+
+
+def ship(config_path: Path, games: int, search_games: int, runs_dir: str) -> Path:
     config = load_config(config_path, [f"run.dir={runs_dir}"])
+    if EVALUATION_SEED in training_seeds(config):
+        raise ValueError(f"run.seed {config.run.seed} would train on the evaluation deals (seed {EVALUATION_SEED})")
     run_dir = Path(config.run.dir) / config.run.name
     if run_dir.exists():
         shutil.rmtree(run_dir)
@@ -33,38 +95,81 @@ def ship(config_path: Path, games: int, runs_dir: str) -> Path:
     minutes = (time.perf_counter() - started) / 60
     game = make_game(config.env.variant, **config.env.options)
     policy = PolicyAgent(ckpt.load_network(folder, game), name=config_path.stem)
-    policies = {policy.name: policy} | {
-        name: make_agent(name, game, seed=i) for i, name in enumerate(config.pool.baselines)
-    }
-    result = run_arena(game, policies, games, seed=12345, opponents=config.pool.baselines)
+    table, figures = evaluate_policy(game, policy, games, search_games, EVALUATION_SEED)
     with (run_dir / "metrics.csv").open() as handle:
-        last = handle.read().splitlines()[-1].split(",")[0]
+        rows = list(csv.DictReader(handle))
+    env_steps = int(rows[-1]["env_steps"])
+    imitation_steps = int(float(next((r["imitation/env_steps"] for r in rows if r.get("imitation/env_steps")), 0)))
     target = ckpt.PRETRAINED_DIR / config_path.stem
     target.mkdir(parents=True, exist_ok=True)
     shutil.copy(folder / ckpt.MODEL_FILE, target / ckpt.MODEL_FILE)
     shutil.copy(folder / ckpt.CONFIG_FILE, target / ckpt.CONFIG_FILE)
     shutil.copy(run_dir / "learning_curve.png", target / "learning_curve.png")
+    teacher = f", after imitating the {config.imitation.teacher}" if config.imitation.teacher else ""
     report = (
         f"# {config_path.stem}\n\n"
-        f"Trained by `python -m training train --config {config_path}` in {minutes:.1f} minutes "
-        f"({int(last):,} environment steps, {int(last) / (minutes * 60):,.0f} steps/s including the network "
-        f"and evaluations) on 2 CPU cores.\n\n"
-        f"`python -m training evaluate {config_path.stem} {' '.join(config.pool.baselines)} "
-        f"--against {' '.join(config.pool.baselines)} --games {games} --seed 12345`:\n\n{result.markdown()}\n"
+        f"Trained by `python -m training.ship {config_path}` in {minutes:.1f} minutes{teacher} "
+        f"({env_steps:,} self-play environment steps and {imitation_steps:,} imitation steps) on 2 CPU cores.\n\n"
+        f"Evaluated on seed {EVALUATION_SEED} (deals the training never played), seats rotated; "
+        f"`python -m training evaluate {config_path.stem} {' '.join(FAIR_AGENTS)} --against {' '.join(FAIR_AGENTS)} "
+        f"--games {games} --seed {EVALUATION_SEED}` gives the first rows:\n\n{table}\n"
     )
     (target / "evaluation.md").write_text(report)
+    summary = {
+        "config": config_path.stem,
+        "minutes": round(minutes, 2),
+        "env_steps": env_steps,
+        "imitation_env_steps": imitation_steps,
+        "teacher": config.imitation.teacher,
+        "evaluation_seed": EVALUATION_SEED,
+        "results": figures,
+    }
+    (target / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n")
     print(report)
+    print(f"shipped {target} in {minutes:.1f} minutes of training")
     return target
+
+
+def pretrained_table() -> str:
+    """The README's table of shipped agents, read from each one's ``summary.json``."""
+    lines = [
+        "| config | training minutes | self-play steps | vs random | vs greedy | vs heuristic | vs pimc | vs ismcts "
+        "| ms/move |",
+        "|---|---:|---:|---|---|---|---|---|---:|",
+    ]
+    for folder in sorted(ckpt.PRETRAINED_DIR.iterdir()):
+        path = folder / SUMMARY_FILE
+        if not path.is_file():
+            continue
+        summary = json.loads(path.read_text())
+        cells = []
+        for opponent in ("random", "greedy", "heuristic", "pimc", "ismcts"):
+            row = summary["results"].get(opponent)
+            if row is None:
+                cells.append("")
+                continue
+            low, high = row["interval"]
+            mark = "**" if row["verdict"] == "above" else ""
+            cells.append(f"{mark}{row['win_rate']:.3f}{mark} [{low:.3f}, {high:.3f}]")
+        lines.append(
+            f"| {summary['config']} | {summary['minutes']:.1f} | {summary['env_steps']:,} | {' | '.join(cells)} | "
+            f"{summary['results']['ms_per_move']:.2f} |"
+        )
+    return "\n".join(lines)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("configs", nargs="+", type=Path)
-    parser.add_argument("--games", type=int, default=2000)
+    parser.add_argument("configs", nargs="*", type=Path)
+    parser.add_argument("--games", type=int, default=2000, help="episodes against each fair agent")
+    parser.add_argument("--search-games", type=int, default=0, help="episodes against PIMC and ISMCTS (0: none)")
     parser.add_argument("--runs-dir", default="runs")
+    parser.add_argument("--table", action="store_true", help="print the pretrained table of the README")
     args = parser.parse_args()
+    if args.table:
+        print(pretrained_table())
     for path in args.configs:
-        ship(path, args.games, args.runs_dir)
+        ship(path, args.games, args.search_games, args.runs_dir)
 
 
 if __name__ == "__main__":

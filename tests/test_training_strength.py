@@ -1,0 +1,145 @@
+"""What makes self-play strong: the imitation head start, stateful pool agents, forced moves
+skipped, the figures a run logs, and the shipped evaluation on unseen deals."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from agents import make_agent
+from domino_env import make_game
+from training.config import ConfigError, ImitationConfig, build_config, load_config
+from training.imitation import Demonstrations, fit, record_decisions
+from training.network import PolicyNetwork
+from training.policy import PolicyAgent
+from training.ppo import explained_variance, train
+from training.ship import EVALUATION_SEED, pretrained_table, training_seeds
+
+TINY = [
+    "ppo.num_envs=16",
+    "ppo.rollout_steps=8",
+    "ppo.total_env_steps=384",
+    "ppo.update_epochs=1",
+    "eval.every=1",
+    "eval.games=8",
+    "pool.snapshot_every=1",
+    "run.checkpoint_every=1",
+    "run.time_limit_minutes=0",
+    "network.hidden_sizes=[32]",
+]
+
+
+@pytest.mark.parametrize("variant", ["draw", "hungarian", "mexican_train"])
+def test_teacher_decisions_are_the_teachers_unforced_choices_with_their_episode_outcome(variant: str) -> None:
+    game = make_game(variant, num_players=3 if variant == "hungarian" else 2)
+    teacher = make_agent("greedy", game)
+    data, steps = record_decisions(game, teacher, None, num_decisions=300, num_envs=8, seed=5)
+    assert len(data) >= 300 and steps > 0
+    assert (data.mask.sum(1) > 1).all()  # forced decisions are not recorded
+    assert data.mask[np.arange(len(data)), data.action].all()
+    np.testing.assert_array_equal(data.action, teacher.act(data.obs, data.mask))
+    # "win" rewards: a seat's episode reward is +-1 split among winners, never beyond
+    assert np.all(np.abs(data.outcome) <= 1.0) and np.any(data.outcome > 0) and np.any(data.outcome < 0)
+
+
+def test_a_stateful_teacher_labels_the_positions_a_student_drives_to() -> None:
+    game = make_game("draw", num_players=2)
+    student = PolicyAgent(PolicyNetwork(game.observation_size, game.num_actions, [16]), deterministic=False, seed=1)
+    data, _ = record_decisions(game, make_agent("heuristic", game, seed=2), student, 200, num_envs=8, seed=3)
+    assert len(data) >= 200
+    assert data.mask[np.arange(len(data)), data.action].all()
+    # the student (random weights) and the heuristic disagree somewhere: labels are the teacher's
+    assert (PolicyAgent(student.network).act(data.obs, data.mask) != data.action).any()
+
+
+def test_behaviour_cloning_learns_a_simple_teacher() -> None:
+    torch.manual_seed(0)
+    game = make_game("draw", num_players=2)
+    teacher = make_agent("greedy", game)
+    train_data, _ = record_decisions(game, teacher, None, 4000, num_envs=64, seed=1)
+    held_out, _ = record_decisions(game, teacher, None, 1000, num_envs=64, seed=2)
+    network = PolicyNetwork(game.observation_size, game.num_actions, [64])
+    config = ImitationConfig(teacher="greedy", epochs=15, minibatch_size=256, learning_rate=3e-3)
+    before = (PolicyAgent(network).act(held_out.obs, held_out.mask) == held_out.action).mean()
+    fit(network, train_data, config, 0.5, torch.device("cpu"), torch.Generator().manual_seed(0))
+    after = (PolicyAgent(network).act(held_out.obs, held_out.mask) == held_out.action).mean()
+    assert after > 0.9 > before
+
+
+def test_demonstrations_join_keeps_every_field_aligned() -> None:
+    a = Demonstrations(np.zeros((2, 3), np.float32), np.ones((2, 4), np.int8), np.array([0, 1]), np.array([1.0, -1.0]))
+    b = Demonstrations(np.ones((1, 3), np.float32), np.ones((1, 4), np.int8), np.array([3]), np.array([0.5]))
+    joined = Demonstrations.join([a, b])
+    assert len(joined) == 3 and joined.obs.shape == (3, 3)
+    np.testing.assert_array_equal(joined.action, [0, 1, 3])
+    np.testing.assert_array_equal(joined.outcome, [1.0, -1.0, 0.5])
+
+
+def test_explained_variance() -> None:
+    target = np.array([1.0, -1.0, 1.0, -1.0])
+    assert explained_variance(target, target) == 1.0
+    assert explained_variance(np.zeros(4), target) == 0.0
+    assert explained_variance(-target, target) < 0
+    assert explained_variance(np.zeros(3), np.ones(3)) == 0.0
+
+
+@pytest.mark.parametrize("variant", ["draw", "hungarian", "mexican_train"])
+def test_imitation_then_ppo_with_stateful_pool_agents_logs_ppo_figures(variant: str, tmp_path: Path) -> None:
+    players = 3 if variant == "hungarian" else 2
+    config = build_config(
+        {"env": {"variant": variant, "options": {"num_players": players}}},
+        [
+            *TINY,
+            "pool.baselines=[heuristic, greedy]",
+            "pool.baseline_share=0.9",
+            "pool.self_play_share=0.1",
+            "imitation.teacher=heuristic",
+            "imitation.rounds=2",
+            "imitation.decisions_per_round=200",
+            "imitation.epochs=1",
+        ],
+    )
+    train(config, tmp_path / "run")
+    with (tmp_path / "run" / "metrics.csv").open() as handle:
+        rows = list(csv.DictReader(handle))
+    first = rows[0]
+    assert float(first["imitation/decisions"]) >= 400
+    assert 0.0 <= float(first["imitation/agreement"]) <= 1.0
+    assert first["eval/vs_heuristic"] != ""  # the head start is measured before PPO begins
+    ppo_rows = [r for r in rows if r.get("loss/approx_kl")]
+    assert ppo_rows
+    for key in ("loss/explained_variance", "loss/clip_fraction", "loss/entropy", "loss/value", "rollout/forced_share"):
+        assert all(r[key] != "" for r in ppo_rows), key
+    assert all(0.0 < float(r["rollout/forced_share"]) < 1.0 for r in ppo_rows)
+
+
+def test_forced_decisions_can_be_learned_from_for_ablations(tmp_path: Path) -> None:
+    block = {"env": {"variant": "block", "options": {"num_players": 2}}}
+    config = build_config(block, [*TINY, "ppo.learn_forced=true"])
+    train(config, tmp_path / "run")
+    with (tmp_path / "run" / "metrics.csv").open() as handle:
+        rows = [r for r in csv.DictReader(handle) if r.get("rollout/forced_share")]
+    assert all(float(r["rollout/forced_share"]) == 0.0 for r in rows)
+
+
+def test_an_unknown_teacher_or_empty_round_is_refused() -> None:
+    with pytest.raises(ConfigError, match=r"imitation\.teacher: unknown agent 'heurstic'"):
+        build_config({}, ["imitation.teacher=heurstic"])
+    with pytest.raises(ConfigError, match=r"imitation\.rounds must be positive"):
+        build_config({}, ["imitation.teacher=heuristic", "imitation.rounds=0"])
+
+
+def test_shipped_evaluation_deals_are_never_training_deals() -> None:
+    for path in sorted(Path("configs").glob("*.yaml")):
+        assert EVALUATION_SEED not in training_seeds(load_config(path)), path
+
+
+def test_the_pretrained_table_lists_every_shipped_config_with_intervals() -> None:
+    table = pretrained_table()
+    for path in sorted(Path("configs").glob("*.yaml")):
+        assert f"| {path.stem} |" in table
+    assert "heuristic" in table.splitlines()[0]

@@ -1,0 +1,192 @@
+"""A head start for self-play: fit the policy to a teacher's choices before PPO begins.
+
+PPO from a random policy spends its first minutes learning what any teacher already knows (shed
+heavy tiles, keep numbers you can follow) and, in these games, tends to settle on a policy that
+never gets there: the reward is one sign per hand, most decisions are forced, and the gradient
+of a good move is buried under the luck of the deal. Starting PPO from a policy that already
+plays like the heuristic, with a value head that already predicts its outcomes, lets PPO spend
+its budget on improving on the teacher instead.
+
+The fit is DAgger (Ross, Gordon and Bagnell, 2011): round 0 records the teacher playing every
+seat; each later round lets the current student play every seat and records what the teacher
+would have done in the positions the student reaches, so the student also learns to recover
+from its own mistakes. Each decision stores the acting seat's observation, legal mask, the
+teacher's action and the seat's eventual episode reward (the value target, with gamma = 1 as in
+the trainer). Forced decisions (one legal action) are not stored: there is nothing to learn.
+
+The teacher is any agent the project ships: ``act_states`` asks it with the batched engine's
+records, so stateful agents (the heuristic, the search agents) teach as easily as policies.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch import nn
+
+from agents import make_agent
+from domino_env import BatchedEnv
+from domino_env.game import Game
+from training.config import ImitationConfig
+from training.network import PolicyNetwork, masked_logits
+from training.policy import PolicyAgent
+
+
+@dataclass
+class Demonstrations:
+    """Teacher-labelled decisions: what the acting seat saw, could do, should do, and got."""
+
+    obs: np.ndarray  # [N, D] float32
+    mask: np.ndarray  # [N, A] int8
+    action: np.ndarray  # [N] the teacher's action
+    outcome: np.ndarray  # [N] the acting seat's episode reward
+
+    def __len__(self) -> int:
+        return len(self.action)
+
+    @staticmethod
+    def join(parts: list[Demonstrations]) -> Demonstrations:
+        fields = ("obs", "mask", "action", "outcome")
+        return Demonstrations(*(np.concatenate([getattr(part, f) for part in parts]) for f in fields))
+
+
+def record_decisions(
+    game: Game,
+    teacher,
+    driver,
+    num_decisions: int,
+    num_envs: int,
+    seed: int,
+) -> tuple[Demonstrations, int]:
+    """Play games on the batched engine, ``driver`` choosing the moves, until ``num_decisions``
+    unforced decisions ended with their episode; each is labelled with ``teacher``'s action.
+    ``driver`` is None when the teacher drives. Returns the decisions and the engine steps."""
+    envs = BatchedEnv(game, num_envs)
+    obs, mask, seat = envs.reset(seed=seed)
+    chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    outcomes: list[np.ndarray] = []  # per chunk, filled in when each decision's episode ends
+    running: list[list[tuple[int, int, int]]] = [[] for _ in range(num_envs)]  # (chunk, row, seat)
+    episode_reward = np.zeros((num_envs, game.num_players), np.float32)
+    finished = steps = 0
+    while finished < num_decisions:
+        actions = np.argmax(mask, axis=1)  # the only legal action, where there is no choice
+        choice = np.flatnonzero(mask.sum(1) > 1)
+        if choice.size:
+            labels = np.asarray(teacher.act_states(game, envs.state, choice), np.int64)
+            actions[choice] = labels if driver is None else driver.act(obs[choice], mask[choice])
+            for row, g in enumerate(choice):
+                running[g].append((len(chunks), row, int(seat[g])))
+            chunks.append((obs[choice].copy(), mask[choice].copy(), labels))
+            outcomes.append(np.full(choice.size, np.nan, np.float32))
+        obs, mask, seat, rewards, done = envs.step(actions)
+        steps += num_envs
+        episode_reward += rewards
+        for g in np.flatnonzero(done):
+            for chunk, row, s in running[g]:
+                outcomes[chunk][row] = episode_reward[g, s]
+            finished += len(running[g])
+            running[g] = []
+            episode_reward[g] = 0.0
+    outcome = np.concatenate(outcomes)
+    ended = ~np.isnan(outcome)  # decisions of episodes still running are dropped
+    return (
+        Demonstrations(
+            np.concatenate([c[0] for c in chunks])[ended],
+            np.concatenate([c[1] for c in chunks])[ended],
+            np.concatenate([c[2] for c in chunks])[ended],
+            outcome[ended],
+        ),
+        steps,
+    )
+
+
+def fit(
+    network: PolicyNetwork,
+    data: Demonstrations,
+    config: ImitationConfig,
+    value_coef: float,
+    device: torch.device,
+    generator: torch.Generator,
+) -> dict[str, float]:
+    """Cross-entropy on the teacher's actions (legal actions only) plus the value head's squared
+    error on the outcomes, by Adam over shuffled minibatches. Returns the last epoch's losses
+    and the share of decisions where the student's most likely action is the teacher's."""
+    optimizer = torch.optim.Adam(network.parameters(), lr=config.learning_rate)
+    obs = torch.as_tensor(data.obs, device=device)
+    mask = torch.as_tensor(data.mask, device=device)
+    action = torch.as_tensor(data.action, device=device)
+    outcome = torch.as_tensor(data.outcome, device=device)
+    network.train()
+    stats: dict[str, float] = {}
+    for _ in range(config.epochs):
+        totals = {"policy": 0.0, "value": 0.0, "agreement": 0.0}
+        for batch in torch.randperm(len(data), generator=generator).to(device).split(config.minibatch_size):
+            logits, value = network(obs[batch])
+            logits = masked_logits(logits, mask[batch])
+            policy_loss = nn.functional.cross_entropy(logits, action[batch])
+            value_loss = 0.5 * ((value - outcome[batch]) ** 2).mean()
+            loss = policy_loss + value_coef * value_loss
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            totals["policy"] += policy_loss.item() * len(batch)
+            totals["value"] += value_loss.item() * len(batch)
+            totals["agreement"] += (logits.argmax(-1) == action[batch]).float().sum().item()
+        stats = {key: value / len(data) for key, value in totals.items()}
+    network.eval()
+    return stats
+
+
+def round_seed(run_seed: int, round_: int) -> int:
+    """The seed of imitation round ``round_``'s deals: apart from the run's self-play seed."""
+    return run_seed + 100_003 * (round_ + 1)
+
+
+def imitate(
+    game: Game,
+    network: PolicyNetwork,
+    config: ImitationConfig,
+    value_coef: float,
+    num_envs: int,
+    seed: int,
+    device: torch.device,
+    log=print,
+) -> dict[str, float]:
+    """Fit ``network`` to ``config.teacher`` by DAgger; returns what it cost and how well it fits.
+
+    Round 0 is behaviour cloning on the teacher's own games; rounds 1.. add the positions the
+    student reaches (playing its sampled policy) with the teacher's labels, and refit on all the
+    decisions so far. Seeds are offset from the run's so no deal repeats the evaluation's.
+    """
+    started = time.perf_counter()
+    teacher = make_agent(config.teacher, game, seed=seed)
+    generator = torch.Generator().manual_seed(seed)
+    parts: list[Demonstrations] = []
+    steps = 0
+    stats: dict[str, float] = {}
+    for round_ in range(config.rounds):
+        driver = None
+        if round_ > 0:
+            driver = PolicyAgent(network, "student", deterministic=False, seed=seed + round_, device=device)
+        data, used = record_decisions(
+            game, teacher, driver, config.decisions_per_round, num_envs, seed=round_seed(seed, round_)
+        )
+        parts.append(data)
+        steps += used
+        stats = fit(network, Demonstrations.join(parts), config, value_coef, device, generator)
+        log(
+            f"imitation round {round_ + 1}/{config.rounds}: {sum(map(len, parts)):,} decisions, "
+            f"agreement with {config.teacher} {stats['agreement']:.3f}, value loss {stats['value']:.3f} "
+            f"({time.perf_counter() - started:.0f} s)"
+        )
+    return {
+        "imitation/decisions": float(sum(map(len, parts))),
+        "imitation/env_steps": float(steps),
+        "imitation/seconds": time.perf_counter() - started,
+        "imitation/agreement": stats.get("agreement", 0.0),
+        "imitation/policy_loss": stats.get("policy", 0.0),
+        "imitation/value_loss": stats.get("value", 0.0),
+    }
