@@ -10,6 +10,7 @@ import pytest
 
 import domino_env
 from domino_env.picture import rasterize, table_image, table_svg
+from domino_env.picture.layout import _snake
 from domino_env.picture.svg import HALF, HIGHLIGHT, PIP_COLOURS, PIP_GRID, pip_defs
 from tests.scripted import play
 
@@ -154,3 +155,8 @@ def test_a_bad_face_up_or_names_is_refused() -> None:
         table_svg(env.game, env.state_array, face_up="none")
     with pytest.raises(ValueError, match="2 names"):
         table_svg(env.game, env.state_array, names=["one"])
+
+
+def test_a_long_line_snakes_back_at_the_edge() -> None:
+    places = _snake([46, 60, 60, 60], left=0, right=150)
+    assert places == [(0, 0, True), (50, 0, True), (90, 1, False), (26, 1, False)]

@@ -72,34 +72,35 @@ def _header(table: Table, width: int) -> str:
 
 def _line(table: Table, width: int, top: float) -> tuple[str, float]:
     """The snake of play between two end badges; returns the markup and its height."""
-    left, right = table.open_ends
     started = bool(table.line)
-    items: list[tuple[str, object]] = [("badge", ("left", left))]
-    items += [("tile", faces) for faces in table.line]
-    items.append(("badge", ("right", right)))
-    inner_left, inner_right = MARGIN + 8, width - MARGIN - 8
-    parts: list[str] = []
-    row, x = 0, inner_left
-    for kind, value in items:
-        item_width = BADGE_WIDTH if kind == "badge" else _tile_width(value)  # type: ignore[arg-type]
-        if x + item_width > inner_right:
-            row, x = row + 1, inner_left
-        forward = row % 2 == 0
-        left_x = x if forward else inner_left + inner_right - x - item_width
-        y = top + 8 + row * ROW
-        if kind == "badge":
-            side, number = value  # type: ignore[misc]
-            shown = "—" if not started else "×" if number == NO_NUMBER else str(number)
-            parts.append(svg.badge(left_x, y + GAP, side, shown, side, closed=started and number == NO_NUMBER))
-        else:
-            a, b = value  # type: ignore[misc]
-            parts.append(_table_tile(left_x, y, (a, b) if forward else (b, a), table.last_tile))
-        x += item_width + GAP
-    height = (row + 1) * ROW + 16
+    widths = [BADGE_WIDTH, *(_tile_width(faces) for faces in table.line), BADGE_WIDTH]
+    places = _snake(widths, MARGIN + 8, width - MARGIN - 8)
+    parts = []
+    for side, number, (x, row, _) in zip(("left", "right"), table.open_ends, (places[0], places[-1]), strict=True):
+        shown = "—" if not started else "×" if number == NO_NUMBER else str(number)
+        closed = started and number == NO_NUMBER
+        parts.append(svg.badge(x, top + 8 + row * ROW + GAP, side, shown, side, closed=closed))
+    for (a, b), (x, row, forward) in zip(table.line, places[1:-1], strict=True):
+        parts.append(_table_tile(x, top + 8 + row * ROW, (a, b) if forward else (b, a), table.last_tile))
+    height = (places[-1][1] + 1) * ROW + 16
     if not started:
         parts.append(svg.text(width / 2, top + 8 + ROW / 2 + 5, "the line is empty: lead any legal tile", 15,
                               fill=svg.MUTED, anchor="middle"))  # fmt: skip
     return svg.rect(MARGIN, top, width - 2 * MARGIN, height, svg.FELT_LIGHT) + "".join(parts), height
+
+
+def _snake(widths: list[int], left: float, right: float) -> list[tuple[float, int, bool]]:
+    """Where each piece of a line goes, in order: its left x, its row, and whether that row runs
+    left to right (even rows) or back (odd rows), so that the line turns at each edge."""
+    places = []
+    row, x = 0, left
+    for width in widths:
+        if x + width > right:
+            row, x = row + 1, left
+        forward = row % 2 == 0
+        places.append((x if forward else left + right - x - width, row, forward))
+        x += width + GAP
+    return places
 
 
 def _tile_width(faces: tuple[int, int]) -> int:
