@@ -3,11 +3,19 @@
 PettingZoo's api_test and seed_test; invariants over 10,000 random rounds per configuration on
 the batched engine, against a restatement of RULES.md section 4 in plain numpy (legal actions,
 every transition, the voids, scoring, the engine and the rounds of a match); no leak of hidden
-tiles; the built-in agents on the batched engine (determinism and AEC-batched agreement:
-tests/test_determinism.py).
+tiles, nor of whether a drawn tile could be played; the built-in agents on the batched engine
+(determinism and AEC-batched agreement: tests/test_determinism.py).
+
+The invariants run by default on ``INVARIANT_CONFIGS``, which between them cover 2, 4, 6 and 8
+players, every ``engine`` mode, ``first_turn="chain"`` and ``must_play_drawn`` on and off. Setting
+``MEXICAN_TRAIN_GRID=1`` adds every combination of those (``GRID_CONFIGS``, 48 of them, a few
+minutes): ``MEXICAN_TRAIN_GRID=1 python -m pytest tests/test_mexican_train_general.py -k invariants``.
 """
 
 from __future__ import annotations
+
+import itertools
+import os
 
 import numpy as np
 import pytest
@@ -25,6 +33,15 @@ CONFIGS: dict[str, dict] = {
     "4p": {"num_players": 4},
     "6p": {"num_players": 6},
     "8p": {"num_players": 8},
+    "4p-descending": {"num_players": 4, "engine": "descending"},
+    "6p-descending-chain-must-play": {
+        "num_players": 6,
+        "engine": "descending",
+        "first_turn": "chain",
+        "must_play_drawn": True,
+    },
+    "8p-chain-must-play": {"num_players": 8, "first_turn": "chain", "must_play_drawn": True},
+    "2p-match-descending-chain": {"num_players": 2, "match": True, "engine": "descending", "first_turn": "chain"},
     "3p-double-nine-blank-50-points": {"num_players": 3, "set_size": 9, "double_blank_value": 50, "reward": "points"},
     "4p-set-aside-chain-must-play": {
         "num_players": 4,
@@ -49,6 +66,20 @@ BATCH = 1_000
 # The invariants run on every configuration but 6p and 2p-match, which others cover (six players
 # in a match, matches of four and eight).
 INVARIANT_CONFIGS = [name for name in CONFIGS if name not in ("6p", "2p-match")]
+GRID_CONFIGS = {
+    f"grid-{players}p-{engine}-{first_turn}-{'must' if must else 'may'}-play": {
+        "num_players": players,
+        "engine": engine,
+        "first_turn": first_turn,
+        "must_play_drawn": must,
+    }
+    for players, engine, first_turn, must in itertools.product(
+        (2, 4, 6, 8), rules.ENGINE_NAMES, rules.FIRST_TURN_NAMES, (False, True)
+    )
+}
+if os.environ.get("MEXICAN_TRAIN_GRID") == "1":
+    INVARIANT_CONFIGS += list(GRID_CONFIGS)
+    CONFIGS |= GRID_CONFIGS
 
 
 # ---------------------------------------------------------------------------------------------
@@ -83,6 +114,7 @@ FIELDS = (
     "had_turn",
     "turn_played",
     "turn_drew",
+    "opening",
     "passes",
     "current",
     "voids",
@@ -116,7 +148,8 @@ def open_trains(pos: dict, seat: np.ndarray, cfg: rules.MexicanTrainConfig) -> n
 
     RULES.md: a pending double must be satisfied on its own train; otherwise a seat plays on its
     own train, on the Mexican Train once it or its own train is started, and on every marked
-    train; on its first turn it begins its own train if it can; a first-turn chain stays on it."""
+    train, an empty one only once its own train is started; on its first turn it begins its own
+    train if it can; a first-turn chain stays on it."""
     rows = np.arange(len(seat))
     players = cfg.num_players
     trains = np.arange(players + 1)[None]
@@ -125,8 +158,10 @@ def open_trains(pos: dict, seat: np.ndarray, cfg: rules.MexicanTrainConfig) -> n
     can_begin = (mine & fitting(pos["train_end"][rows, seat], cfg)).any(1) & (pos["had_turn"][rows, seat] == 0)
     chaining = (pos["current"] == seat) & (pos["turn_played"] == 1)
     started = pos["train_size"] > 0
-    marked = np.concatenate([pos["marker"] == 1, np.zeros((len(seat), 1), bool)], 1)
-    mexican = (trains == players) & (started[:, players] | started[rows, seat])[:, None]
+    own_started = started[rows, seat][:, None]
+    startable = started[:, :players] | own_started  # an empty station needs the own train started
+    marked = np.concatenate([(pos["marker"] == 1) & startable, np.zeros_like(own_started)], 1)
+    mexican = (trains == players) & (started[:, [players]] | own_started)
     allowed = np.where((can_begin | chaining)[:, None], own, own | mexican | marked)
     pending = pos["pending_train"][:, None]
     return np.where(pending >= 0, trains == pending, allowed)
@@ -160,8 +195,8 @@ def trains_by_target(seat: np.ndarray, cfg: rules.MexicanTrainConfig) -> np.ndar
 def reference_mask(state: np.ndarray, pos: dict, cfg: rules.MexicanTrainConfig) -> np.ndarray:
     """The acting seat's legal actions: its plays; ``draw`` when it has none and has not drawn
     since its last play and the boneyard is not empty, else ``pass``; ``pass`` also keeps a
-    playable drawn tile (unless ``must_play_drawn`` or a double is pending) and ends a
-    first-turn chain."""
+    playable drawn tile (unless ``must_play_drawn`` or a double is pending), ends a first-turn
+    chain, and ends the starter's opening turn (where there is no draw)."""
     batch, stride = state.shape[0], cfg.num_players + 1
     seat = pos["current"]
     legal = plays(pos, seat, cfg, trains_by_target(seat, cfg))
@@ -169,7 +204,7 @@ def reference_mask(state: np.ndarray, pos: dict, cfg: rules.MexicanTrainConfig) 
     mask[:, :-2] = legal.reshape(batch, -1)
     can_play = legal.any((1, 2))
     pending = pos["pending_train"] >= 0
-    chaining = (pos["turn_played"] == 1) & ~pending
+    chaining = ((pos["turn_played"] == 1) & ~pending) | (pos["opening"] == 1)
     drew = pos["turn_drew"] == 1
     boneyard = state["boneyard_size"] - state["boneyard_top"]
     draw = ~can_play & ~drew & (boneyard > 0) & ~chaining
@@ -211,13 +246,10 @@ def reference_step(
     domino = playing & (pos["hand_count"][rows, seat] == 0)
     double = playing & (TILE_LOW[tile] == TILE_HIGH[tile])
     pos["pending_train"] = np.where(double, train, np.where(playing, -1, old["pending_train"]))
-    chain = playing & ~double & on_own & (old["had_turn"][rows, seat] == 0)  # a first-turn tile on the own train
-    if cfg.first_turn == rules.FIRST_TURN_CHAIN:  # goes on while a tile fits
-        chain &= ((pos["location"] == seat[:, None]) & fitting(pos["train_end"][rows, seat], cfg)).any(1)
-    else:
-        chain[:] = False
+    # A first-turn tile on the own train: under "chain" the turn goes on until the seat passes.
+    chain = playing & ~double & on_own & (old["had_turn"][rows, seat] == 0) & (cfg.first_turn == rules.FIRST_TURN_CHAIN)
 
-    # A draw: the next boneyard tile; the turn ends, marked, if it cannot be played.
+    # A draw: the next boneyard tile, unseen; the seat decides next, whether the tile fits or not.
     r = rows[drawing]
     drawn = before["boneyard"][r, before["boneyard_top"][r]]
     pos["location"][r, drawn] = seat[r]
@@ -226,20 +258,21 @@ def reference_step(
     voids[r, seat[r]] = 0
     pos["turn_drew"] = np.where(drawing, 1, np.where(playing, 0, old["turn_drew"]))
     pos["turn_played"] = np.where(playing, 1, old["turn_played"])
-    failed_draw = drawing.copy()
-    failed_draw[drawing] = ~plays(rows_of(pos, drawing), seat[drawing], cfg).any((1, 2))
-    voids[rows[failed_draw], seat[failed_draw]] = open_numbers(rows_of(pos, failed_draw), seat[failed_draw], cfg)
+    pos["opening"] = np.where(playing | passing, 0, old["opening"])
 
-    # A pass: ends a chain, keeps a drawn tile, or (nothing to play or draw) shows the voids.
-    chain_stop = passing & (old["turn_played"] == 1) & (old["pending_train"] < 0)
+    # A pass: ends a chain or the opening turn, keeps a drawn tile (showing it fits nothing when
+    # it could not have been kept otherwise), or (nothing to play or draw) shows the voids.
+    chain_stop = passing & (((old["turn_played"] == 1) & (old["pending_train"] < 0)) | (old["opening"] == 1))
     keep = passing & ~chain_stop & (old["turn_drew"] == 1)
+    forced_keep = keep & ((old["pending_train"] >= 0) | bool(cfg.must_play_drawn))
     stuck = passing & ~chain_stop & ~keep
-    voids[rows[stuck], seat[stuck]] |= open_numbers(rows_of(old, stuck), seat[stuck], cfg)
-    marker_up = failed_draw | keep | stuck
+    shown = forced_keep | stuck
+    voids[rows[shown], seat[shown]] |= open_numbers(rows_of(old, shown), seat[shown], cfg)
+    marker_up = keep | stuck
     pos["marker"][rows[marker_up], seat[marker_up]] = 1
     pos["passes"] = np.where(stuck & (old["turn_played"] == 0), old["passes"] + 1, np.where(stuck, old["passes"], 0))
 
-    turn_over = (playing & ~double & ~chain & ~domino) | failed_draw | passing
+    turn_over = (playing & ~double & ~chain & ~domino) | passing
     r = rows[turn_over]
     pos["had_turn"][r, seat[r]] = 1
     pos["turn_played"][r] = 0
@@ -275,15 +308,16 @@ def reference_scores(pos: dict, rows: np.ndarray, cfg: rules.MexicanTrainConfig)
 
 
 def check_fresh_rounds(state: np.ndarray, rows: np.ndarray, previous: np.ndarray, cfg: rules.MexicanTrainConfig):
-    """Rounds just dealt in ``rows``: engine N - round on the hub, nothing else played; seats drew
-    for the engine from the seat after ``previous`` (the last round's starter) and its drawer, or
-    holder, placed it and let the next seat play; with the engine set aside the seat after
-    ``previous`` plays first and nobody drew."""
+    """Rounds just dealt in ``rows``, the engine on the hub and nothing else played. Highest
+    double: no hand holds a higher double than the engine, whose holder (one tile fewer) opens.
+    Descending: engine N - round; seats drew for it from the seat after ``previous`` (the last
+    round's starter) and its drawer, or holder, placed it and let the next seat play. Set aside:
+    engine N - round, the seat after ``previous`` plays first and nobody drew."""
     s = state[rows]
     players, size = cfg.num_players, cfg.hand_size
     engine = s["engine"].astype(np.int64)
-    assert np.array_equal(engine, cfg.set_size - s["round_number"])
     assert (s["location"][np.arange(len(rows)), engine * (engine + 1) // 2 + engine] == rules.ON_TABLE).all()
+    assert np.array_equal(s["opening"], np.full(len(rows), cfg.engine == rules.ENGINE_HIGHEST_DOUBLE))
     assert (s["tiles_on_table"] == 1).all() and not s["train_size"].any() and not s["marker"].any()
     assert not s["had_turn"].any() and (s["pending_train"] == rules.NO_DOUBLE).all()
     assert (s["train_end"][:, : players + 1] == engine[:, None]).all()
@@ -299,6 +333,15 @@ def check_fresh_rounds(state: np.ndarray, rows: np.ndarray, previous: np.ndarray
     assert (np.diff(listed, axis=1) != 0).all()
     first = (previous + 1) % players
     drawn = s["boneyard_top"].astype(np.int64)
+    if cfg.engine == rules.ENGINE_HIGHEST_DOUBLE:
+        doubles = np.arange(cfg.set_size + 1)
+        held = s["location"][:, doubles * (doubles + 1) // 2 + doubles] >= 0  # [B, N]: double n-n in a hand
+        assert not (held & (doubles[None] > engine[:, None])).any()
+        assert (drawn == 0).all() and np.array_equal(s["current"], s["starter"])
+        expected = size - (np.arange(players)[None] == s["starter"][:, None])
+        assert np.array_equal(s["hand_count"][:, :players], expected)
+        return
+    assert np.array_equal(engine, cfg.set_size - s["round_number"])
     if cfg.engine == rules.ENGINE_SET_ASIDE:
         assert (drawn == 0).all() and np.array_equal(s["starter"], first) and np.array_equal(s["current"], first)
         assert (s["hand_count"][:, :players] == size).all()
@@ -353,7 +396,7 @@ def test_random_rounds_keep_the_invariants(name: str) -> None:
     steps_in_round = np.zeros(size, np.int64)
     rounds = blocked = passed_on = finished = 0
     keys = ("location", "hand_count", "boneyard_top", "train_end", "train_size", "marker", "pending_train")
-    keys += ("had_turn", "turn_played", "turn_drew", "passes", "current", "voids")
+    keys += ("had_turn", "turn_played", "turn_drew", "opening", "passes", "current", "voids")
     pos = position(batch.state, cfg)
     while rounds < ROUNDS:
         state = batch.state
@@ -435,6 +478,58 @@ def test_observation_ignores_hidden_tiles(name: str) -> None:
                 assert np.array_equal(obs, other_obs)
                 assert np.array_equal(mask, other_mask)
     assert moved > 500, "the shuffles must actually move hidden tiles"
+
+
+def assert_same_for_others(game, games: list[np.ndarray], seat: int) -> None:
+    """Every seat but ``seat`` is shown the same in the two ``games``."""
+    for other in range(game.num_players):
+        if other != seat:
+            (obs_a, mask_a), (obs_b, mask_b) = (game.view(g, 0, other) for g in games)
+            assert np.array_equal(obs_a, obs_b) and np.array_equal(mask_a, mask_b)
+
+
+def drawn_next(record: np.ndarray, tile: int) -> np.ndarray:
+    """A copy of ``record`` whose boneyard gives ``tile`` (undrawn) at the next draw."""
+    other = record.copy()
+    order = other[0]["boneyard"]
+    top = int(other[0]["boneyard_top"])
+    where = top + int(np.flatnonzero(order[top : other[0]["boneyard_size"]] == tile)[0])
+    order[top], order[where] = order[where], order[top]
+    return other
+
+
+@pytest.mark.parametrize("name", [*LEAK_CONFIGS, "4p-descending", "6p-descending-chain-must-play"])
+def test_whether_a_drawn_tile_fits_is_hidden(name: str) -> None:
+    """Two games that differ only in the boneyard's order, so that the acting seat draws a tile
+    it can play in one and a tile it cannot in the other: every other seat is shown the same
+    after the draw and, where the drawer may keep a playable tile, after it keeps it (``pass``)."""
+    game = domino_env.make_game("mexican_train", **CONFIGS[name])
+    draw, keep = game.num_actions - 2, game.num_actions - 1
+    drawn = kept = 0
+    for record in mid_game_states("mexican_train", CONFIGS[name]):
+        seat = game.current_seat(record, 0)
+        if record[0]["game_over"] or not game.view(record, 0, seat)[1][draw]:
+            continue
+        trains = rules.open_trains(record, game.packed_config, 0, seat)
+        numbers = [int(record[0]["train_end"][k]) for k in range(game.num_players + 1) if (trains >> k) & 1]
+        s = record[0]
+        undrawn = s["boneyard"][s["boneyard_top"] : s["boneyard_size"]]
+        fits = [t for t in undrawn if TILE_LOW[t] in numbers or TILE_HIGH[t] in numbers]
+        misses = [t for t in undrawn if t not in fits]
+        if not fits or not misses:
+            continue
+        games = [drawn_next(record, fits[0]), drawn_next(record, misses[0])]
+        for g in games:
+            game.step(g, 0, draw)
+        assert_same_for_others(game, games, seat)
+        drawn += 1
+        if all(game.view(g, 0, seat)[1][keep] for g in games):
+            for g in games:
+                game.step(g, 0, keep)
+            assert_same_for_others(game, games, seat)
+            kept += 1
+    assert drawn > 10
+    assert kept > 5 or CONFIGS[name].get("must_play_drawn"), "the playable drawn tile must be kept sometimes"
 
 
 def test_own_hand_is_visible_to_its_owner_only():

@@ -3,9 +3,12 @@
 Every test starts from a hand-built deal (``reset(options={"deal": ...})``) and drives the game
 by action names, so each assertion reads as a rule: which actions are legal, who acts next, which
 trains are open, who scores what. Tiles are written ``"a-b"`` in the helpers and handed to the
-environment as ``[a, b]`` pairs. Unless a test says otherwise the set is double-twelve, the engine
-12-12 is held by the deal's ``leader`` (so its hand lists one tile fewer) and the boneyard holds
-the given tiles first, then every other tile in index order (0-0, 0-1, 1-1, 0-2, ...).
+environment as ``[a, b]`` pairs. Unless a test says otherwise the set is double-twelve, the
+boneyard holds the given tiles first, then every other tile in index order (0-0, 0-1, 1-1, 0-2,
+...), and the rules of trains, turns, doubles and scoring are played under
+``engine="descending"``: the engine 12-12 is held by the deal's ``leader`` (so its hand lists one
+tile fewer) and the next seat plays first. The rules that depend on the engine mode are tested in
+every mode, with deals written the way each mode takes them.
 """
 
 from __future__ import annotations
@@ -32,13 +35,17 @@ def pips(text: str) -> int:
     return sum(a + b for a, b in tiles(text))
 
 
-def make_deal(hands: list[str], boneyard: str = "", leader: int | None = 0, set_size: int = 12) -> dict:
-    """A complete deal: the boneyard holds ``boneyard`` first, then every other tile but the
-    engine (unless ``boneyard`` lists it) in index order."""
+def make_deal(
+    hands: list[str], boneyard: str = "", leader: int | None = 0, set_size: int = 12, engine_out: bool = True
+) -> dict:
+    """A complete deal: the boneyard holds ``boneyard`` first, then every other tile in index
+    order but, when ``engine_out`` (the deals of ``descending`` and ``set_aside``), the engine N-N
+    (unless ``boneyard`` lists it)."""
     dealt = [tiles(hand) for hand in hands]
     front = tiles(boneyard)
     used = {tile_index(a, b) for tile_list in [*dealt, front] for a, b in tile_list}
-    used.add(tile_index(set_size, set_size))
+    if engine_out:
+        used.add(tile_index(set_size, set_size))
     rest = [list(tile_faces(t)) for t in range(num_tiles(set_size)) if t not in used]
     deal: dict = {"hands": dealt, "boneyard": front + rest}
     if leader is not None:
@@ -47,12 +54,44 @@ def make_deal(hands: list[str], boneyard: str = "", leader: int | None = 0, set_
 
 
 def start(hands: list[str], boneyard: str = "", leader: int | None = 0, **options):
-    """A raw environment for ``len(hands)`` players under ``options``, reset to the given deal;
-    the hand size is that of the longest hand."""
+    """A raw environment for ``len(hands)`` players under ``options`` (``engine="descending"``
+    unless they say otherwise), reset to the given deal; the hand size is that of the longest hand."""
     options = {"num_players": len(hands), "hand_size": max(len(hand.split()) for hand in hands)} | options
+    options = {"engine": "descending"} | options
     env = domino_env.raw_env("mexican_train", **options)
-    env.reset(seed=0, options={"deal": make_deal(hands, boneyard, leader, env.game.config.set_size)})
+    engine_out = options["engine"] != "highest_double"
+    env.reset(seed=0, options={"deal": make_deal(hands, boneyard, leader, env.game.config.set_size, engine_out)})
     return env
+
+
+ENGINES = ["highest_double", "descending", "set_aside"]
+
+
+def begin(engine: str, hands: list[str], boneyard: str = "", first: int = 0, spare: str = "11-11", **options):
+    """Seat ``first`` to act on the engine 12-12 with nothing played yet, the hands as ``hands``
+    list them, under any ``engine`` mode, each dealt as that mode takes deals: the seat before
+    ``first`` (which lists one tile fewer) held the engine and placed it, as dealt and then
+    passing its opening turn (``highest_double``) or named as ``leader`` (``descending``); with
+    the engine set aside it was dealt ``spare`` instead, and ``first`` is the deal's leader."""
+    placer = (first - 1) % len(hands)
+    hands = list(hands)
+    if engine == "highest_double":
+        hands[placer] += " 12-12"
+        env = start(hands, boneyard, None, engine=engine, **options)
+        play(env, "pass", by=placer)
+    elif engine == "descending":
+        env = start(hands, boneyard, placer, engine=engine, **options)
+    else:
+        hands[placer] += f" {spare}"
+        env = start(hands, boneyard, first, engine=engine, **options)
+    assert to_act(env) == first
+    return env
+
+
+def draw_and_keep(env, seat: int) -> None:
+    """``seat`` draws, then keeps the drawn tile (``pass``): its turn ends with its marker up."""
+    play(env, "draw", by=seat)
+    play(env, "pass", by=seat)
 
 
 def record(env):
@@ -104,7 +143,7 @@ def block(env, seat: int, name: str) -> np.ndarray:
         *[(2, 9, 9), (3, 9, 9), (4, 9, 9), (5, 9, 7), (6, 9, 7), (7, 9, 7), (8, 9, 6)],
     ],
 )
-@pytest.mark.parametrize("engine", ["holder", "set_aside"])
+@pytest.mark.parametrize("engine", ENGINES)
 def test_hand_sizes_follow_the_table(num_players, set_size, hand_size, engine):
     env = domino_env.raw_env("mexican_train", num_players=num_players, set_size=set_size, engine=engine)
     env.reset(seed=num_players)
@@ -112,13 +151,31 @@ def test_hand_sizes_follow_the_table(num_players, set_size, hand_size, engine):
     assert env.game.config.hand_size == hand_size
     counts = hand_counts(env)
     drawn = int(s["boneyard_top"])  # the draw for the engine, when nobody held it
+    starter = int(s["starter"])
     if engine == "set_aside":
         assert counts == [hand_size] * num_players and drawn == 0
+    elif engine == "highest_double":  # the engine left its holder's hand; nobody draws
+        assert counts == [hand_size - (seat == starter) for seat in range(num_players)] and drawn == 0
     else:
         assert sum(counts) == num_players * hand_size - 1 + drawn
     assert sum(counts) + int(s["boneyard_size"]) - drawn + 1 == num_tiles(set_size)
-    engine_tile = tile_index(set_size, set_size)
-    assert s["location"][engine_tile] == rules.ON_TABLE and int(s["engine"]) == set_size
+    engine_number = int(s["engine"])
+    assert s["location"][tile_index(engine_number, engine_number)] == rules.ON_TABLE
+    if engine == "highest_double":
+        assert all(s["location"][tile_index(n, n)] == rules.IN_BONEYARD for n in range(engine_number + 1, set_size + 1))
+    else:
+        assert engine_number == set_size
+
+
+def test_with_four_players_every_hand_is_dealt_fifteen_and_the_highest_double_opens():
+    env = domino_env.make("mexican_train", render_mode="ansi")
+    env.reset(seed=3)
+    s = record(env.unwrapped)
+    starter, engine = int(s["starter"]), int(s["engine"])
+    assert hand_counts(env.unwrapped) == [15 - (seat == starter) for seat in range(4)]
+    assert int(s["boneyard_size"]) == 91 - 60 and int(s["boneyard_top"]) == 0
+    assert to_act(env.unwrapped) == starter
+    assert f"engine {engine}-{engine} (started by player_{starter}) · player_{starter} to act" in env.render()
 
 
 def test_hand_size_option_and_refusals():
@@ -135,8 +192,8 @@ def test_hand_size_option_and_refusals():
     with pytest.raises(ValueError, match=r"hand_size must be at least 2"):
         domino_env.raw_env("mexican_train", hand_size=1)  # the holder would go out placing the engine
     domino_env.raw_env("mexican_train", hand_size=1, engine="set_aside")
-    with pytest.raises(ValueError, match=r"engine must be one of 'holder', 'set_aside'"):
-        domino_env.raw_env("mexican_train", engine="highest")
+    with pytest.raises(ValueError, match=r"engine must be one of 'highest_double', 'descending', 'set_aside'"):
+        domino_env.raw_env("mexican_train", engine="holder")
     with pytest.raises(ValueError, match=r"first_turn must be one of 'single', 'chain'"):
         domino_env.raw_env("mexican_train", first_turn="all")
     with pytest.raises(ValueError, match=r"double_blank_value must be at least 0"):
@@ -163,20 +220,122 @@ def test_hand_size_option_and_refusals():
         (make_deal(["1-2", "3-4 5-13"]), r"tile \[5, 13\] is not in the double-12 set"),
     ],
 )
-def test_deals_that_break_the_rules_are_refused(deal, message):
-    env = domino_env.raw_env("mexican_train", num_players=2, hand_size=2)
+def test_descending_deals_that_break_the_rules_are_refused(deal, message):
+    env = domino_env.raw_env("mexican_train", num_players=2, hand_size=2, engine="descending")
+    refused_before_any_change(env, deal, message)
+
+
+def refused_before_any_change(env, deal: dict, message: str) -> None:
+    env.reset(seed=5)
+    before = env.state_array.copy()
     with pytest.raises(ValueError, match=message):
         env.reset(options={"deal": deal})
+    assert env.state_array.tobytes() == before.tobytes()
 
 
-def test_set_aside_deals_keep_the_engine_out_of_the_boneyard():
+@pytest.mark.parametrize(
+    ("deal", "message"),
+    [
+        (make_deal(["1-2 3-4", "5-6 0-1"], engine_out=False), r"no hand holds a double, so .* would deal again"),
+        (make_deal(["1-2 5-5", "3-4 9-9"], leader=0, engine_out=False), r"seat 1 holds the highest double 9-9"),
+        (make_deal(["1-2 5-5", "3-4"], leader=None, engine_out=False), r"hand 1 must hold 2 tiles, got 1"),
+        (make_deal(["1-2 5-5", "3-4 6-6"], leader=None), r"the deal is missing tile\(s\) 12-12"),
+        (make_deal(["1-2 5-5", "5-5 6-6"], engine_out=False), r"tile 5-5 is dealt twice"),
+    ],
+)
+def test_highest_double_deals_are_the_hands_as_dealt_and_others_are_refused(deal, message):
+    env = domino_env.raw_env("mexican_train", num_players=2, hand_size=2)
+    refused_before_any_change(env, deal, message)
+    # The same hands with a double, 12-12 in the boneyard: 9-9's holder places it and opens.
+    env.reset(options={"deal": make_deal(["1-2 5-5", "3-4 9-9"], leader=1, engine_out=False)})
+    assert int(record(env)["engine"]) == 9 and int(record(env)["starter"]) == 1 and hand_counts(env) == [2, 1]
+
+
+@pytest.mark.parametrize(
+    ("deal", "message"),
+    [
+        (make_deal(["1-2 2-2", "3-4 5-6"], "12-12", leader=None), r"engine='set_aside' the engine 12-12 is not in"),
+        (make_deal(["1-2 12-12", "3-4 5-6"]), r"with engine='set_aside' the engine 12-12 sits in no hand"),
+        (make_deal(["1-2", "3-4 5-6"]), r"hand 0 must hold 2 tiles, got 1"),
+    ],
+)
+def test_set_aside_deals_keep_the_engine_out_and_others_are_refused(deal, message):
     env = domino_env.raw_env("mexican_train", num_players=2, hand_size=2, engine="set_aside")
-    with pytest.raises(ValueError, match=r"with engine='set_aside' the engine 12-12 is not in the boneyard"):
-        env.reset(options={"deal": make_deal(["1-2 2-2", "3-4 5-6"], "12-12", leader=None)})
+    refused_before_any_change(env, deal, message)
 
 
 # ---------------------------------------------------------------------------------------------
-# The engine
+# The engine: the highest double held (the default)
+
+
+def test_the_highest_double_held_is_the_engine_and_its_holder_opens_the_round():
+    env = start(["1-2 3-12 4-4", "6-7 8-9 9-9", "0-1 9-12 0-3"], leader=None, engine="highest_double")
+    s = record(env)
+    assert int(s["engine"]) == 9 and int(s["starter"]) == 1 and to_act(env) == 1
+    assert s["location"][tile_index(9, 9)] == rules.ON_TABLE  # it left its holder's hand
+    assert s["location"][tile_index(12, 12)] == rules.IN_BONEYARD and int(s["boneyard_top"]) == 0
+    assert hand_counts(env) == [3, 2, 3] and [train_end(env, train) for train in range(4)] == [9] * 4
+    assert list(block(env, 0, "turn")) == [0.0, 0.0, 1.0]  # everyone sees the opening turn
+    # The starter may begin its own train with a tile matching the engine, or end its turn.
+    assert legal(env) == {"play 8-9 on own", "pass"}
+    play(env, "play 8-9 on own", by=1)
+    assert to_act(env) == 2 and train_end(env, 1) == 8 and markers(env) == [0, 0, 0]
+    assert legal(env) == {"play 9-12 on own"}  # the next seat's first turn begins its own train
+
+
+def test_the_starter_may_end_its_opening_turn_with_no_draw_and_no_marker():
+    env = start(["1-2 3-12 4-4", "6-7 8-9 9-9", "0-1 9-12 0-3"], leader=None, engine="highest_double")
+    play(env, "pass", by=1)
+    s = record(env)
+    assert to_act(env) == 2 and markers(env) == [0, 0, 0] and int(s["boneyard_top"]) == 0
+    assert hand_counts(env) == [3, 2, 3] and int(s["passes"]) == 0
+    assert not block(env, 2, "voids").any()  # it may have held a tile for the engine
+    assert list(block(env, 1, "had_turn")) == [1.0, 0.0, 0.0]  # its first turn is over
+    play(env, "play 9-12 on own", by=2)
+    draw_and_keep(env, 0)
+    # A later turn is an ordinary one: its own train, not the Mexican Train before it.
+    assert legal(env) == {"play 8-9 on own"}
+
+
+def test_a_starter_holding_nothing_for_the_engine_may_only_end_its_opening_turn():
+    env = start(["1-2 3-12", "6-7 5-5"], "8-9", leader=None, engine="highest_double")
+    assert int(record(env)["engine"]) == 5 and to_act(env) == 1
+    assert legal(env) == {"pass"}  # no draw in the opening turn
+    play(env, "pass", by=1)
+    assert to_act(env) == 0 and hand_counts(env) == [2, 1] and markers(env) == [0, 0]
+
+
+def test_the_opening_turn_is_the_starters_first_turn_for_a_chain():
+    env = start(
+        ["1-2 3-12 4-4 0-0", "6-7 8-9 9-9 1-8", "0-1 9-12 0-3 2-3"],
+        leader=None,
+        engine="highest_double",
+        first_turn="chain",
+    )
+    play(env, "play 8-9 on own", by=1)
+    assert legal(env) == {"play 1-8 on own", "pass"}
+    play(env, "play 1-8 on own", by=1)
+    assert legal(env) == {"pass"}
+    play(env, "pass", by=1)
+    assert to_act(env) == 2 and markers(env) == [0, 0, 0] and int(record(env)["train_size"][1]) == 2
+
+
+def test_highest_double_deals_always_give_a_hand_a_double():
+    """Two hands of two double-nine tiles hold no double about half the time: such a deal is
+    dealt again, so every round starts with a double from a hand and nothing drawn."""
+    env = domino_env.raw_env("mexican_train", num_players=2, set_size=9, hand_size=2)
+    engines = set()
+    for seed in range(200):
+        env.reset(seed=seed)
+        s = record(env)
+        engines.add(int(s["engine"]))
+        assert int(s["boneyard_top"]) == 0 and sorted(hand_counts(env)) == [1, 2]
+        assert to_act(env) == int(s["starter"]) and "pass" in legal(env) and "draw" not in legal(env)
+    assert len(engines) > 5  # the engine is whichever double is highest
+
+
+# ---------------------------------------------------------------------------------------------
+# The engine: descending and set aside
 
 
 def test_the_holder_places_the_engine_and_the_next_seat_plays_first():
@@ -203,7 +362,7 @@ def test_nobody_holds_the_engine_seats_draw_for_it_in_seat_order():
     # The draws are public as counts: everyone sees the sizes, only the drawer the faces.
     np.testing.assert_allclose(block(env, 2, "hand_sizes") * 91, [3, 4, 3])  # relative to seat 2
     np.testing.assert_allclose(block(env, 2, "boneyard") * 91, 91 - 6 - 5)
-    env = domino_env.raw_env("mexican_train", num_players=3, hand_size=2)
+    env = domino_env.raw_env("mexican_train", num_players=3, hand_size=2, engine="descending")
     env.reset(options={"deal": make_deal(["1-2 3-12", "4-5 6-7", "0-1 0-2"], "0-9 1-9 2-9 3-9 12-12", leader=1)})
     assert int(record(env)["starter"]) == 1  # a leader that agrees with the draw is accepted
 
@@ -240,8 +399,8 @@ def engines_of_a_match(env, seed: int) -> list[tuple[int, int, int, list[int], i
 
 
 @pytest.mark.parametrize(("set_size", "players", "hand_size"), [(12, 2, 15), (9, 3, 9)])
-def test_a_match_plays_every_engine_from_the_top_double_down(set_size, players, hand_size):
-    env = domino_env.raw_env("mexican_train", num_players=players, set_size=set_size, match=True)
+def test_a_descending_match_plays_every_engine_from_the_top_double_down(set_size, players, hand_size):
+    env = domino_env.raw_env("mexican_train", num_players=players, set_size=set_size, match=True, engine="descending")
     held = searched = 0
     for seed in range(3):
         rounds = engines_of_a_match(env, seed)
@@ -262,6 +421,17 @@ def test_a_match_plays_every_engine_from_the_top_double_down(set_size, players, 
         totals = env.infos["player_0"]["match_points"]
         assert env.game.match_winners(env.state_array, 0) == [p for p in range(players) if totals[p] == min(totals)]
     assert held and searched
+
+
+@pytest.mark.parametrize(("set_size", "players", "hand_size"), [(12, 4, 15), (9, 2, 9)])
+def test_a_highest_double_match_starts_every_round_with_the_highest_double_held(set_size, players, hand_size):
+    env = domino_env.raw_env("mexican_train", num_players=players, set_size=set_size, match=True)
+    rounds = engines_of_a_match(env, 2)
+    assert len(rounds) == set_size + 1  # 13 or 10 rounds
+    for _, _, starter, counts, drawn, first in rounds:
+        assert counts == [hand_size - (seat == starter) for seat in range(players)] and drawn == 0
+        assert first == starter  # the opening turn
+    assert len({r[0] for r in rounds}) > 1 and len({r[2] for r in rounds}) > 1
 
 
 def test_a_set_aside_engine_rotates_the_first_seat_by_round():
@@ -289,7 +459,7 @@ def test_personal_trains_are_private_until_marked_and_private_again_when_the_own
     play(env, "play 4-6 on own", by=1)
     assert legal(env) == {"draw"}
     assert list(block(env, 1, "train_public")) == [0.0, 1.0, 0.0]  # own, Mexican, player_0's
-    play(env, "draw", by=0)  # 7-8 fits nothing: the turn ends and the marker goes up
+    draw_and_keep(env, 0)  # 7-8 fits nothing: kept, and the marker goes up
     assert to_act(env) == 1 and markers(env) == [1, 0]
     assert list(block(env, 1, "train_public")) == [0.0, 1.0, 1.0]
     assert list(block(env, 0, "train_public")) == [1.0, 1.0, 0.0]
@@ -326,8 +496,8 @@ def test_the_mexican_train_starts_only_after_the_own_train():
 def test_anyone_may_play_on_the_started_mexican_train_and_on_marked_empty_stations():
     env = start(["6-12 5-12 0-1", "1-2 2-3 5-7", "3-4 0-2"], "4-5 8-9", leader=2)
     play(env, "play 6-12 on own", by=0)
-    play(env, "draw", by=1)  # 4-5: no 12 for the own train, nothing else open
-    play(env, "draw", by=2)  # 8-9
+    draw_and_keep(env, 1)  # 4-5: no 12 for the own train, nothing else open
+    draw_and_keep(env, 2)  # 8-9
     assert markers(env) == [0, 1, 1]
     assert legal(env) == {"play 5-12 on mexican", "play 5-12 on train+1", "play 5-12 on train+2"}
     play(env, "play 5-12 on mexican", by=0)
@@ -335,6 +505,33 @@ def test_anyone_may_play_on_the_started_mexican_train_and_on_marked_empty_statio
     assert legal(env) == {"play 5-7 on mexican", "play 4-5 on mexican"}
     play(env, "play 4-5 on mexican", by=1)
     assert train_end(env, 3) == 4 and markers(env) == [0, 1, 1]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_an_empty_marked_station_is_started_only_by_a_player_whose_own_train_is(engine):
+    # player_2 placed the engine (or was dealt 11-11 instead when it is set aside).
+    env = begin(engine, ["1-2 3-4 5-6", "6-12 9-12 7-8", "0-2 1-3"], "0-1 10-12 11-12")
+    draw_and_keep(env, 0)  # 0-1: player_0's empty station is marked
+    play(env, "play 6-12 on own", by=1)
+    play(env, "draw", by=2)  # 10-12 fits player_0's station, but player_2's own train is empty
+    assert legal(env) == {"play 10-12 on own", "pass"}
+    play(env, "pass", by=2)
+    play(env, "draw", by=0)  # 11-12: the same for player_0 and player_2's station
+    assert legal(env) == {"play 11-12 on own", "pass"}
+    play(env, "pass", by=0)
+    assert markers(env) == [1, 0, 1]
+    # player_1 has started its own train: both empty marked stations are open to it.
+    assert legal(env) == {"play 9-12 on mexican", "play 9-12 on train+1", "play 9-12 on train+2"}
+    play(env, "play 9-12 on train+2", by=1)
+    assert train_end(env, 0) == 9 and markers(env) == [1, 0, 1]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_text_table_names_the_engine_and_the_seat_that_placed_it(engine):
+    env = begin(engine, ["1-2 3-4 0-4", "5-12 5-6", "0-3 0-5 0-6"], first=2, render_mode="ansi")
+    starter = 2 if engine == "set_aside" else 1  # set aside: the seat that played first
+    header = env.render().splitlines()[0]
+    assert header == f"Mexican Train · round 1 of 13 · engine 12-12 (started by player_{starter}) · player_2 to act"
 
 
 def test_one_tile_a_turn():
@@ -350,12 +547,13 @@ def test_one_tile_a_turn():
 # Drawing, passing and the marker
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("must_play_drawn", [False, True])
-def test_draw_one_when_unable_then_play_it_or_keep_it(must_play_drawn):
-    env = start(["1-2 3-4 0-3", "5-12 5-6"], "2-12 0-0", leader=1, must_play_drawn=must_play_drawn)
+def test_draw_one_when_unable_then_play_it_or_keep_it(engine, must_play_drawn):
+    env = begin(engine, ["1-2 3-4 0-3", "5-12 5-6"], "2-12 0-0", must_play_drawn=must_play_drawn)
     assert legal(env) == {"draw"}  # nothing fits the engine's 12
     play(env, "draw", by=0)
-    assert hand_counts(env) == [4, 2] and to_act(env) == 0
+    assert hand_counts(env)[0] == 4 and to_act(env) == 0
     plays = {"play 2-12 on own"}
     assert legal(env) == (plays if must_play_drawn else plays | {"pass"})
     if must_play_drawn:
@@ -363,16 +561,22 @@ def test_draw_one_when_unable_then_play_it_or_keep_it(must_play_drawn):
         assert markers(env) == [0, 0]
     else:
         play(env, "pass", by=0)
-        assert markers(env) == [1, 0] and hand_counts(env) == [4, 2]
+        assert markers(env) == [1, 0] and hand_counts(env)[0] == 4
     assert to_act(env) == 1
 
 
-def test_a_drawn_tile_that_cannot_be_played_ends_the_turn_with_the_marker():
-    env = start(["1-2 3-4 0-3", "5-12 5-6"], "0-0 2-12", leader=1)
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("must_play_drawn", [False, True])
+def test_a_drawn_tile_that_cannot_be_played_is_kept_with_a_pass_and_the_marker(engine, must_play_drawn):
+    env = begin(engine, ["1-2 3-4 0-3", "5-12 5-6"], "0-0 2-12", must_play_drawn=must_play_drawn)
     play(env, "draw", by=0)
-    assert to_act(env) == 1 and markers(env) == [1, 0] and hand_counts(env) == [4, 2]
-    # Public knowledge: player_0 holds no 12 (the only number open to it).
-    assert list(np.flatnonzero(block(env, 1, "voids"))) == [12]
+    # The seat decides after every draw, so the table sees the same whether 0-0 fits or not.
+    assert to_act(env) == 0 and legal(env) == {"pass"}
+    play(env, "pass", by=0)
+    assert to_act(env) == 1 and markers(env) == [1, 0] and hand_counts(env)[0] == 4
+    # Had the drawn tile fitted, player_0 might have kept it all the same: the pass shows nothing,
+    # unless must_play_drawn makes it show that player_0 holds no 12 (the only number open to it).
+    assert list(np.flatnonzero(block(env, 1, "voids"))) == ([12] if must_play_drawn else [])
     assert not block(env, 0, "voids").any()
 
 
@@ -432,11 +636,14 @@ def test_an_unsatisfied_double_passes_to_the_next_player_after_a_failed_draw():
     play(env, "play 5-5 on own", by=0)
     assert legal(env) == {"draw"}
     play(env, "draw", by=0)  # 0-0: still no 5
+    assert legal(env) == {"pass"}
+    play(env, "pass", by=0)
     assert to_act(env) == 1 and markers(env) == [1, 0, 0]
+    assert list(np.flatnonzero(block(env, 1, "voids")[13:])) == [5]  # a drawn 5 would have had to be played
     assert int(record(env)["pending_train"]) == 0
     # player_1 could play 6-7 on its own train, but the double comes first.
     assert legal(env) == {"draw"}
-    play(env, "draw", by=1)  # 1-1
+    draw_and_keep(env, 1)  # 1-1
     assert to_act(env) == 2 and markers(env) == [1, 1, 0]
     assert legal(env) == {"play 5-11 on train+1"}  # on player_0's train, where the double lies
     play(env, "play 5-11 on train+1", by=2)
@@ -453,7 +660,7 @@ def test_a_double_on_a_private_train_must_still_be_satisfied_there():
     play(env, "play 5-12 on own", by=0)
     play(env, "play 6-12 on own", by=1)
     play(env, "play 5-5 on own", by=0)
-    play(env, "draw", by=0)
+    draw_and_keep(env, 0)
     assert to_act(env) == 1 and markers(env) == [1, 0]
     state = env.state_array.copy()
     state[0]["marker"][0] = 0
@@ -482,13 +689,13 @@ def test_a_double_as_the_last_tile_ends_the_round():
 
 def test_a_first_turn_begins_the_own_train_when_able():
     env = start(["0-1 0-2 1-1", "5-12 7-12 1-5", "1-3 2-3"], "0-3 0-4", leader=2)
-    play(env, "draw", by=0)  # 0-3: no 12, the turn ends with the marker on the empty station
+    draw_and_keep(env, 0)  # 0-3: no 12, the turn ends with the marker on the empty station
     assert markers(env) == [1, 0, 0]
     # player_0's empty station is open, but player_1's first turn must begin its own train.
     assert legal(env) == {"play 5-12 on own", "play 7-12 on own"}
     play(env, "play 5-12 on own", by=1)
-    play(env, "draw", by=2)  # 0-4
-    play(env, "draw", by=0)  # 0-0
+    draw_and_keep(env, 2)  # 0-4
+    draw_and_keep(env, 0)  # 0-0
     assert markers(env) == [1, 0, 1]
     # The second turn: the own train, the Mexican Train, and both marked empty stations.
     assert legal(env) == {"play 1-5 on own", "play 7-12 on mexican", "play 7-12 on train+1", "play 7-12 on train+2"}
@@ -504,7 +711,9 @@ def test_first_turn_chain_lays_tiles_on_the_own_train_until_stopped_or_stuck():
     play(env, "play 6-6 on own", by=0)
     assert legal(env) == {"play 1-6 on own"}  # a double in the chain is satisfied first
     play(env, "play 1-6 on own", by=0)
-    assert to_act(env) == 1 and markers(env) == [0, 0]  # nothing fits the 1: the chain is over
+    assert legal(env) == {"pass"}  # nothing fits the 1, but only the player says the chain is over
+    play(env, "pass", by=0)
+    assert to_act(env) == 1 and markers(env) == [0, 0]
     assert train_end(env, 0) == 1 and int(record(env)["train_size"][0]) == 4
     play(env, "play 7-12 on own", by=1)
     assert legal(env) == {"play 7-8 on own", "pass"}
@@ -601,7 +810,7 @@ def test_a_blocked_round_ends_when_every_player_has_passed_in_succession(tie):
 def test_scoring_counts_the_pips_left_and_the_double_blank_as_set(double_blank_value, reward):
     env = start(["3-12 3-4", "0-0"], "1-2", leader=1, double_blank_value=double_blank_value, reward=reward)
     play(env, "play 3-12 on own", by=0)
-    play(env, "draw", by=1)  # 1-2: no 12
+    draw_and_keep(env, 1)  # 1-2: no 12
     play(env, "play 3-4 on own", by=0)  # player_0 goes out
     assert over(env)
     left = double_blank_value + pips("1-2")
@@ -634,14 +843,14 @@ def test_action_names_name_the_tile_and_the_train_relative_to_the_actor():
 
 
 def test_train_plus_k_is_the_train_of_the_kth_seat_after_the_actor():
-    env = start(["0-1 0-2 1-3", "1-2 0-3 2-3", "2-12 2-4 1-4", "0-4 3-4"], "0-5 0-6 0-7 5-12", leader=3)
-    play(env, "draw", by=0)  # 0-5
-    play(env, "draw", by=1)  # 0-6
+    env = start(["0-12 5-12 1-3", "1-2 0-3 2-3", "2-12 2-4 1-4", "0-4 3-4"], "0-5 0-6", leader=3)
+    play(env, "play 0-12 on own", by=0)
+    draw_and_keep(env, 1)  # 0-5
     play(env, "play 2-12 on own", by=2)
-    assert markers(env) == [1, 1, 0, 0]
-    play(env, "draw", by=3)  # 0-7
-    play(env, "draw", by=0)  # 5-12: player_0 may start its own train, or player_1's station
-    assert legal(env) == {"play 5-12 on own", "play 5-12 on train+1", "play 5-12 on train+3", "pass"}
+    draw_and_keep(env, 3)  # 0-6
+    assert markers(env) == [0, 1, 0, 1]
+    # player_1's and player_3's stations are marked and empty, and player_0's own train is started.
+    assert legal(env) == {"play 5-12 on mexican", "play 5-12 on train+1", "play 5-12 on train+3"}
     play(env, "play 5-12 on train+1", by=0)
     assert int(record(env)["train_size"][1]) == 1 and train_end(env, 1) == 5
 
@@ -652,7 +861,7 @@ def test_the_observation_shows_the_trains_from_the_observers_seat():
     play(env, "play 4-12 on own", by=1)
     play(env, "play 3-5 on own", by=0)
     play(env, "play 4-6 on own", by=1)
-    play(env, "draw", by=0)
+    draw_and_keep(env, 0)
     ends = block(env, 1, "train_ends").reshape(3, 13)
     assert [int(np.argmax(row)) for row in ends] == [6, 12, 5]  # own, Mexican (empty: the engine), player_0's
     assert list(block(env, 1, "train_started")) == [1.0, 0.0, 1.0]
@@ -662,7 +871,7 @@ def test_the_observation_shows_the_trains_from_the_observers_seat():
     np.testing.assert_allclose(block(env, 0, "hand_sizes") * 91, [3, 1])
     assert list(block(env, 1, "had_turn")) == [1.0, 1.0]
     assert list(block(env, 1, "to_act")) == [1.0, 0.0] and list(block(env, 0, "to_act")) == [0.0, 1.0]
-    assert list(np.flatnonzero(block(env, 1, "voids"))) == [5, 12]
+    assert not block(env, 1, "voids").any()  # the kept 7-8 might have fitted: nothing is shown
     assert not block(env, 1, "double_train").any() and not block(env, 1, "match_points").any()
     obs = env.observe("player_1")["observation"]
     assert obs.shape == env.observation_space("player_1")["observation"].shape
@@ -694,4 +903,4 @@ def test_render_draws_the_trains_and_the_hands():
     image = domino_env.raw_env("mexican_train", num_players=2, render_mode="rgb_array")
     image.reset(seed=1)
     picture = image.render()
-    assert picture.dtype == np.uint8 and picture.ndim == 3
+    assert picture.dtype == np.uint8 and picture.shape[0] == (1 + 3 + 2) * 28 + 4

@@ -27,24 +27,31 @@ class MexicanTrainGame(Game):
     engine double, markers that open a train to everyone, doubles that must be satisfied.
 
     Options: ``num_players`` (2-8, default 4), ``set_size`` (12, default, or 9), ``hand_size``
-    (default from the rules' table), ``engine`` (``"holder"``, default: the engine's holder places
-    it, seats drawing for it in seat order when nobody holds it; or ``"set_aside"``),
+    (default from the rules' table), ``engine`` (``"highest_double"``, default: the holder of the
+    highest double of all hands places it and may begin its own train at once; ``"descending"``:
+    round k's engine is N-N minus k, placed by its holder, the seats drawing for it when nobody
+    holds it; ``"set_aside"``: that engine kept out of the deal, the first seat rotating),
     ``must_play_drawn`` (a playable drawn tile must be played; default False), ``first_turn``
     (``"single"``, default, or ``"chain"``: as many tiles as fit on the own train on the first
     turn), ``double_blank_value`` (what the 0-0 left in hand costs; default 0), ``match`` (all
-    N + 1 rounds, engines N-N down to 0-0, as one episode; default one round with engine N-N),
-    ``reward`` (``"win"`` or ``"points"``, the latter over ``config.points_scale``).
+    N + 1 rounds as one episode, each started as ``engine`` says; default one round), ``reward``
+    (``"win"`` or ``"points"``, the latter over ``config.points_scale``).
 
     Actions are ``"play a-b on own"``, ``"play a-b on mexican"``, ``"play a-b on train+k"`` (the
     train of the k-th seat after the actor), ``"draw"`` and ``"pass"``. ``pass`` also keeps a
-    playable drawn tile and ends a first-turn chain.
+    drawn tile (after every draw the seat decides), ends a first-turn chain and ends the
+    starter's opening turn.
 
     Deals for ``reset(options={"deal": ...})``: ``{"hands": [...], "boneyard": [...], "leader":
-    seat}``, the engine double (N-N) in no hand. With ``engine="holder"`` either the engine is in
-    the boneyard, to be drawn for from seat 0 on (``leader``, if given, must name the seat that
-    draws it), or it is in neither and ``leader`` names the seat that held and placed it, whose
-    hand then lists one tile fewer. With ``engine="set_aside"`` the engine is in neither and
-    ``leader`` (default 0) plays first. The boneyard lists every other tile, next drawn first.
+    seat}``; the boneyard lists, next drawn first, every tile the hands do not (the engine aside
+    where said below). With ``engine="highest_double"`` the hands are as dealt, ``hand_size``
+    tiles each, the engine still in its holder's hand: the highest double in any hand is the
+    engine and its holder the starter (``leader``, if given, must name that seat); a deal where
+    no hand holds a double is refused, as the rules would deal again. With ``engine="descending"``
+    the engine is N-N and sits in no hand: either it is in the boneyard, to be drawn for from seat
+    0 on (``leader``, if given, must name the seat that draws it), or it is in neither and
+    ``leader`` names the seat that held and placed it, whose hand then lists one tile fewer. With
+    ``engine="set_aside"`` the engine N-N is in neither and ``leader`` (default 0) plays first.
     """
 
     name = "mexican_train"
@@ -54,7 +61,7 @@ class MexicanTrainGame(Game):
         "num_players": 4,
         "set_size": 12,
         "hand_size": None,
-        "engine": "holder",
+        "engine": "highest_double",
         "must_play_drawn": False,
         "first_turn": "single",
         "double_blank_value": 0,
@@ -64,7 +71,7 @@ class MexicanTrainGame(Game):
 
     @property
     def engine_tile(self) -> int:
-        """The engine double of the first round (N-N)."""
+        """The engine double of the first round under ``descending`` and ``set_aside`` (N-N)."""
         return tile_index(self.config.set_size, self.config.set_size)
 
     def _make_config(self, v: dict[str, Any]) -> rules.MexicanTrainConfig:
@@ -76,7 +83,7 @@ class MexicanTrainGame(Game):
         tiles = num_tiles(set_size)
         hand_size = v["hand_size"] if v["hand_size"] is not None else HAND_SIZES[set_size][players]
         # A holder dealt only the engine would go out by placing it.
-        hand_size = opt.integer("hand_size", hand_size, 2 if engine == rules.ENGINE_HOLDER else 1)
+        hand_size = opt.integer("hand_size", hand_size, 1 if engine == rules.ENGINE_SET_ASIDE else 2)
         dealable = tiles - (1 if engine == rules.ENGINE_SET_ASIDE else 0)
         if players * hand_size > dealable:
             raise ValueError(
@@ -100,11 +107,10 @@ class MexicanTrainGame(Game):
 
     # ------------------------------------------------------------------ deals
     def prepare_deal(self, deal: dict[str, Any]) -> tuple[np.ndarray, int]:
-        """Check ``deal`` and return (the whole set as dealt: hands in seat order, the engine in
-        its holder's hand, then the boneyard; the seat that draws for the engine first or, with
-        the engine set aside, plays first)."""
+        """Check ``deal`` (see the class docstring) and return (the whole set as dealt: hands in
+        seat order, the engine in its holder's hand, then the boneyard; the seat that draws for
+        the engine first or, with the engine set aside, plays first)."""
         cfg = self.config
-        engine = self.engine_tile
         self.check_deal_keys(deal, ("hands", "boneyard", "leader"))
         for key in ("hands", "boneyard"):
             if not isinstance(deal.get(key), (list, tuple)):
@@ -131,21 +137,23 @@ class MexicanTrainGame(Game):
 
         dealt = [take(hand, f"hand {seat}") for seat, hand in enumerate(hands)]
         boneyard = take(deal["boneyard"], "the boneyard")
-        if any(engine in hand for hand in dealt):
+        highest = cfg.engine == rules.ENGINE_HIGHEST_DOUBLE
+        engine = None if highest else self.engine_tile
+        if engine is not None and any(engine in hand for hand in dealt):
             raise ValueError(
-                f"the engine {tile_name(engine)} sits in no hand: leave it out and name its holder with 'leader', "
-                "or put it in the boneyard to be drawn for"
+                f"with engine={rules.ENGINE_NAMES[cfg.engine]!r} the engine {tile_name(engine)} sits in no hand: "
+                "leave it out and name its holder with 'leader', or put it in the boneyard to be drawn for"
             )
         missing = [tile_name(t) for t in range(cfg.num_tiles) if t not in seen and t != engine]
         if missing:
             raise ValueError(f"the deal is missing tile(s) {', '.join(missing)}")
-        holder = self._engine_holder(boneyard, leader)
+        holder = self._highest_double_holder(dealt, leader) if highest else self._engine_holder(boneyard, leader)
         for seat, hand in enumerate(dealt):
-            expected = cfg.hand_size - int(seat == holder)
+            expected = cfg.hand_size - int(seat == holder and not highest)
             if len(hand) != expected:
-                less = " (the engine it placed left out)" if seat == holder else ""
+                less = " (the engine it placed left out)" if expected < cfg.hand_size else ""
                 raise ValueError(f"hand {seat} must hold {expected} tiles{less}, got {len(hand)}")
-        if holder is not None:
+        if holder is not None and not highest:
             dealt[holder].append(engine)
         order = [t for hand in dealt for t in hand] + boneyard
         if cfg.engine == rules.ENGINE_SET_ASIDE:
@@ -153,9 +161,28 @@ class MexicanTrainGame(Game):
         first_seat = leader if leader is not None and cfg.engine == rules.ENGINE_SET_ASIDE else 0
         return np.asarray(order, dtype=np.int8), first_seat
 
+    def _highest_double_holder(self, dealt: list[list[int]], leader: int | None) -> int:
+        """The seat whose hand holds the highest double of the deal, which places it as the
+        engine; refuses a deal where no hand holds a double, or whose ``leader`` is another seat."""
+        holders = {tile: seat for seat, hand in enumerate(dealt) for tile in hand}
+        for number in range(self.config.set_size, -1, -1):
+            double = tile_index(number, number)
+            if double not in holders:
+                continue
+            holder = holders[double]
+            if leader is not None and leader != holder:
+                raise ValueError(
+                    f"deal['leader']={leader} disagrees with the deal: seat {holder} holds the highest double "
+                    f"{tile_name(double)} and places it as the engine"
+                )
+            return holder
+        raise ValueError(
+            "no hand holds a double, so engine='highest_double' would deal again; give a deal where some hand does"
+        )
+
     def _engine_holder(self, boneyard: list[int], leader: int | None) -> int | None:
-        """The seat a deal has holding the engine (None: set aside, or drawn for), after checking
-        that the deal says where the engine is in a way the ``engine`` option allows."""
+        """The seat a deal has holding the engine N-N (None: set aside, or drawn for), after
+        checking that the deal says where the engine is in a way the ``engine`` option allows."""
         engine = self.engine_tile
         if self.config.engine == rules.ENGINE_SET_ASIDE:
             if engine in boneyard:

@@ -14,47 +14,62 @@ train, target 1 the Mexican Train and target ``1 + k`` the train of the k-th sea
 actor. Action ``tile * (P + 1) + target`` plays ``tile`` on that train; then ``DRAW = T * (P +
 1)`` and ``PASS = DRAW + 1``.
 
-The round. The engine double of round ``k`` is ``N - k`` (N = 12 or 9). With ``engine="holder"``
-its holder places it while dealing, and when nobody holds it the seats draw from the boneyard in
-seat order, from the seat after the previous round's starter, until one draws it; all of that is
-public and happens at deal time, not as actions. The starter places the engine and the next seat
-plays first. With ``engine="set_aside"`` the engine waits on the hub and the starter, the seat
-after the previous round's, plays first. The first round counts seat P - 1 as the previous
-starter, so seat 0 starts (or draws first) unless a deal says otherwise.
+The round. ``engine="highest_double"`` (the default, the rule page): the whole set is dealt and
+the seat holding the highest double of all hands places it on the hub as the engine (no hand
+holds a double: the round is dealt again); that seat, the starter, then has an opening turn in
+which it may begin its own train with one tile matching the engine or ``pass`` (no draw, no
+marker; it is still its first turn, so ``first_turn="chain"`` lets it go on), and the next seat
+plays after it. ``engine="descending"``: the engine double of round ``k`` is ``N - k`` (N = 12 or
+9); its holder places it while dealing, and when nobody holds it the seats draw from the boneyard
+in seat order, from the seat after the previous round's starter, until one draws it; all of that
+is public and happens at deal time, not as actions. The starter places the engine and the next
+seat plays first. ``engine="set_aside"``: round ``k``'s engine ``N - k`` is kept out of the deal
+and waits on the hub, and the starter, the seat after the previous round's, plays first. The
+first round counts seat P - 1 as the previous starter, so seat 0 starts (or draws first) unless a
+deal says otherwise.
 
 A turn is a sequence of actions by one seat:
 
 - With no double to satisfy, the seat plays one tile on its own train, on the Mexican Train (to
-  start it, its own train must be started) or on a train carrying its owner's marker. On its
-  first turn of the round a seat able to begin its own train must play there. A seat that cannot
-  play draws one tile; if that tile can be played it may play it or ``pass`` (``must_play_drawn``
-  removes the pass), and if it cannot the turn ends by itself. With the boneyard empty, a seat
-  that cannot play passes. A turn that ends without a tile played puts up the seat's marker; a
-  tile played on the seat's own train takes it down.
+  start it, its own train must be started) or on a train carrying its owner's marker (to start
+  such a train while it is empty, its own train must be started too). On its first turn of the
+  round a seat able to begin its own train must play there. A seat that cannot play draws one
+  tile and then always decides, in a further action, what to do with it: play it if it fits, or
+  ``pass``, keeping it and putting up its marker (``must_play_drawn`` allows the pass only when
+  the tile fits nowhere). So the other seats see the same draw-then-decide whether or not the
+  drawn tile could be played. With the boneyard empty, a seat that cannot play passes. A turn
+  that ends without a tile played puts up the seat's marker (but for the starter's opening turn);
+  a tile played on the seat's own train takes it down.
 - A double must then be satisfied: while one is pending every seat in turn may only play on the
   double's train (private or not) a tile matching it, drawing one tile when unable (a drawn tile
-  that satisfies must be played) and passing, marker up, when still unable; the seat that played
-  the double tries first, in the same turn, and marks its train if it fails. The satisfier's turn
-  ends. A double played as the seat's last tile ends the round instead.
+  that satisfies must be played, else the seat passes) and passing, marker up, when still unable;
+  the seat that played the double tries first, in the same turn, and marks its train if it
+  fails. The satisfier's turn ends. A double played as the seat's last tile ends the round
+  instead.
 - ``first_turn="chain"``: on its first turn a seat that plays on its own train may go on playing
-  tiles that fit its own train (``pass`` stops the chain, with no marker); a double in the chain
-  must be satisfied first, and its satisfying tile continues the chain.
+  tiles that fit its own train, until it ``pass``es (no marker); the pass is asked for even when
+  nothing more fits, so the other seats never learn from the chain's end what the hand holds. A
+  double in the chain must be satisfied first, and its satisfying tile continues the chain.
 
 The round ends when a seat plays its last tile, or blocked: the boneyard empty, every seat having
-passed in succession (a pass here is a turn that ended with nothing played or drawn), and no seat
+passed in succession (a pass here is a turn that ended with nothing played or drawn, the
+starter's opening turn aside), and no seat
 able to play on the table as it then stands (by then every personal train carries its marker).
 
-Voids. ``voids[seat, n]`` marks numbers the seat has shown it does not hold: a seat that passes,
-or ends a turn on an unplayable drawn tile, or plays the tile it had to draw, holds nothing for
-the open numbers it could play on. A draw forgets what was known (the drawn tile is unseen). The
-marks are always true of the hand.
+Voids. ``voids[seat, n]`` marks numbers the seat has shown it does not hold: a seat that passes
+with nothing to play or draw, or passes after a draw when it could not have kept a playable tile
+(a pending double, ``must_play_drawn``), or plays the tile it has just drawn, holds nothing for
+the open numbers it could play on. A draw forgets what was known (the drawn tile is unseen), and
+a pass that may have kept a playable drawn tile shows nothing, so the marks never depend on
+whether a kept tile could be played. The marks are always true of the hand.
 
 Scoring. Every seat's ``hand_points`` are the pips left in its hand, the double blank counting
 ``double_blank_value``. The seat that went out wins the round; a blocked round is won by the
 lowest total (a tie shares the win; everyone tied: nobody wins). Rewards: ``win`` shares +1 among
 the winners and -1 among the others; ``points`` gives each seat the mean of the hand points minus
 its own, over ``points_scale`` (the set's pips plus ``double_blank_value``: no hand holds more).
-A match (``match``) plays every round, N + 1 of them, and its winner is the lowest total.
+A match (``match``) plays N + 1 rounds, each started as its ``engine`` mode says, and its winner
+is the lowest total.
 """
 
 from __future__ import annotations
@@ -83,9 +98,10 @@ NO_DOUBLE = -1  # ``pending_train`` when no double waits to be satisfied
 OWN = 0
 MEXICAN = 1
 
-ENGINE_HOLDER = 0
-ENGINE_SET_ASIDE = 1
-ENGINE_NAMES = ("holder", "set_aside")
+ENGINE_HIGHEST_DOUBLE = 0
+ENGINE_DESCENDING = 1
+ENGINE_SET_ASIDE = 2
+ENGINE_NAMES = ("highest_double", "descending", "set_aside")
 FIRST_TURN_CHAIN = 1
 FIRST_TURN_NAMES = ("single", "chain")
 REWARD_POINTS = 1
@@ -117,6 +133,7 @@ STATE_DTYPE = np.dtype(
             ("had_turn", np.uint8, (MAX_PLAYERS,)),  # the seat's first turn of the round is over
             ("turn_played", np.uint8),  # the seat to act has played a tile this turn
             ("turn_drew", np.uint8),  # ... and drawn since its last play (one draw each time)
+            ("opening", np.uint8),  # the starter's opening turn (highest_double), before it acts
             ("passes", np.int16),  # turns in succession that ended with nothing played or drawn
             ("tiles_on_table", np.int16),
             ("current", np.int8),
@@ -124,7 +141,7 @@ STATE_DTYPE = np.dtype(
             ("match_points", np.int32, (MAX_PLAYERS,)),
             ("hand_points", np.int32, (MAX_PLAYERS,)),  # points of the last finished round
             ("rewards", np.float32, (MAX_PLAYERS,)),  # rewards of the last step
-            ("round_number", np.int16),  # 0 for the first round (engine N-N)
+            ("round_number", np.int16),  # 0 for the first round
             ("game_over", np.uint8),
         ],
     ),
@@ -135,7 +152,7 @@ class MexicanTrainConfig(NamedTuple):
     """One configuration of the Mexican Train engine, as plain integers the compiled code reads."""
 
     num_players: int
-    set_size: int  # 12 or 9; also the first round's engine, and rounds = set_size + 1
+    set_size: int  # 12 or 9; rounds = set_size + 1, and the engines of descending and set_aside
     num_tiles: int
     hand_size: int
     engine: int  # index into ENGINE_NAMES
@@ -208,7 +225,7 @@ def layout_sizes(cfg):
     n = cfg[0].set_size + 1
     p = cfg[0].num_players
     trains = p + 1
-    return (t, t, n, trains * n, trains, trains, trains, trains, n, p, 1, (p - 1) * n, p, 2, p, p)
+    return (t, t, n, trains * n, trains, trains, trains, trains, n, p, 1, (p - 1) * n, p, 3, p, p)
 
 
 OBSERVATION_BLOCKS = (
@@ -229,7 +246,11 @@ OBSERVATION_BLOCKS = (
     ("boneyard", "tiles left in the boneyard / T"),
     ("voids", "for seats 1..P-1 after me: numbers that seat has shown it does not hold"),
     ("had_turn", "1 for each seat (relative) whose first turn of the round is over"),
-    ("turn", "whether the player to act has played a tile this turn, and drawn since"),
+    (
+        "turn",
+        "whether the player to act has played a tile this turn, has drawn since, and is the starter "
+        "in its opening turn (it may pass without drawing)",
+    ),
     ("to_act", "one-hot relative seat of the player to act"),
     ("match_points", "cumulative penalty points / points_scale, relative seats"),
 )
@@ -290,7 +311,8 @@ def open_trains(state, cfg, g, seat):
 
     A pending double allows its own train only; a first-turn chain, the seat's own train; a seat
     on its first turn that can begin its own train, that train. Otherwise: the own train, the
-    Mexican Train once started or once the own train is, and every train carrying a marker.
+    Mexican Train once started or once the own train is, and every train carrying a marker, an
+    empty one only once the own train is started.
     """
     s = state[g]
     players = cfg[0].num_players
@@ -302,10 +324,11 @@ def open_trains(state, cfg, g, seat):
     if not s.had_turn[seat] and holds_fit(state, cfg, g, seat, s.train_end[seat]):
         return own
     trains = own
-    if s.train_size[players] > 0 or s.train_size[seat] > 0:
+    own_started = s.train_size[seat] > 0
+    if own_started or s.train_size[players] > 0:
         trains |= bit(players)
     for other in range(players):
-        if s.marker[other]:
+        if s.marker[other] and (own_started or s.train_size[other] > 0):
             trains |= bit(other)
     return trains
 
@@ -339,10 +362,10 @@ def mark_voids(state, cfg, g, seat, trains):
 def lay_out(state, cfg, g, order):
     """Deal ``order`` (the whole set): hand_size tiles to each seat in seat order, the rest to the
     boneyard, drawn from the front; under ``engine="set_aside"`` the engine is passed over (it
-    waits on the hub). Resets everything that belongs to one round; ``engine`` must be set."""
+    waits on the hub, so ``engine`` must be set). Resets everything that belongs to one round."""
     s = state[g]
     players = cfg[0].num_players
-    engine_tile = double_tile(s.engine)
+    set_aside = double_tile(s.engine) if cfg[0].engine == ENGINE_SET_ASIDE else -1
     to_deal = players * cfg[0].hand_size
     s.location[:] = IN_BONEYARD
     s.train_of[:] = OFF_TRAIN
@@ -351,7 +374,7 @@ def lay_out(state, cfg, g, order):
     s.boneyard_size = 0
     for i in range(cfg[0].num_tiles):
         tile = order[i]
-        if tile == engine_tile and cfg[0].engine == ENGINE_SET_ASIDE:
+        if tile == set_aside:
             continue
         if dealt < to_deal:
             seat = dealt // cfg[0].hand_size
@@ -362,49 +385,70 @@ def lay_out(state, cfg, g, order):
             s.boneyard[s.boneyard_size] = tile
             s.boneyard_size += 1
     s.boneyard_top = 0
-    s.train_end[:] = s.engine
     s.train_size[:] = 0
     s.marker[:] = 0
     s.had_turn[:] = 0
     s.pending_train = NO_DOUBLE
     s.turn_played = 0
     s.turn_drew = 0
+    s.opening = 0
     s.passes = 0
     s.voids[:, :] = 0
 
 
 @njit(cache=True)
+def highest_double_held(state, cfg, g):
+    """The number of the highest double in any hand, or -1 when no hand holds a double."""
+    for number in range(cfg[0].set_size, -1, -1):
+        if state[g].location[double_tile(number)] >= 0:
+            return number
+    return -1
+
+
+@njit(cache=True)
 def place_engine(state, cfg, g):
     """Put the engine on the hub and seat the first player. ``starter`` holds the previous
-    round's starter on entry and this round's on return."""
+    round's starter on entry and this round's on return; ``engine`` is this round's double on
+    entry unless the engine is the highest double held, found here."""
     s = state[g]
     players = cfg[0].num_players
-    engine_tile = double_tile(s.engine)
     first = (s.starter + 1) % players
     if cfg[0].engine == ENGINE_SET_ASIDE:
         s.starter = first
         s.current = first
-    else:
+    elif cfg[0].engine == ENGINE_DESCENDING:
         seat = first
-        while s.location[engine_tile] == IN_BONEYARD:  # nobody holds it: draw for it in seat order
+        while s.location[double_tile(s.engine)] == IN_BONEYARD:  # nobody holds it: draw for it
             draw_tile(state, g, seat)
             seat = (seat + 1) % players
-        s.starter = s.location[engine_tile]
+        s.starter = s.location[double_tile(s.engine)]
         s.hand_count[s.starter] -= 1
         s.current = (s.starter + 1) % players
+    else:  # its holder places the highest double held and opens the round
+        s.engine = highest_double_held(state, cfg, g)
+        s.starter = s.location[double_tile(s.engine)]
+        s.hand_count[s.starter] -= 1
+        s.current = s.starter
+        s.opening = 1
+    engine_tile = double_tile(s.engine)
     s.location[engine_tile] = ON_TABLE
     s.play_order[engine_tile] = 0
     s.tiles_on_table = 1
+    s.train_end[:] = s.engine
 
 
 @njit(cache=True)
 def start_round(state, cfg, g):
-    """Shuffle the whole set with the game's own generator, deal and place the engine. Every
-    round draws the same amount of randomness, so a game's deals never depend on its moves."""
+    """Shuffle the whole set with the game's own generator, deal and place the engine; under
+    ``engine="highest_double"`` a deal that gives nobody a double is shuffled and dealt again.
+    The generator serves only the deals, so a game's deals never depend on its moves."""
     order = np.arange(cfg[0].num_tiles).astype(np.int8)
-    shuffle(state, g, order)
     state[g].engine = cfg[0].set_size - state[g].round_number
-    lay_out(state, cfg, g, order)
+    while True:
+        shuffle(state, g, order)
+        lay_out(state, cfg, g, order)
+        if cfg[0].engine != ENGINE_HIGHEST_DOUBLE or highest_double_held(state, cfg, g) >= 0:
+            break
     place_engine(state, cfg, g)
 
 
@@ -430,9 +474,10 @@ def start_game(state, cfg, g):
 @njit(cache=True)
 def start_game_from_deal(state, cfg, g, order, first_seat):
     """Begin a new episode whose first round is dealt as ``order`` (hands in seat order, then the
-    boneyard; the engine in the hand of the seat that holds it, in the boneyard, or anywhere
-    under ``engine="set_aside"``). ``first_seat`` starts the search for the engine, or plays first
-    under ``engine="set_aside"``. The caller has checked the deal."""
+    boneyard). Under ``engine="highest_double"`` the hands are as dealt and some hand holds a
+    double; under ``"descending"`` the engine N-N is in the hand of the seat that holds it or in
+    the boneyard; under ``"set_aside"`` it may be anywhere. ``first_seat`` starts the search for
+    the engine, or plays first under ``engine="set_aside"``. The caller has checked the deal."""
     reset_match(state, cfg, g, first_seat)
     state[g].engine = cfg[0].set_size
     lay_out(state, cfg, g, order)
@@ -465,7 +510,7 @@ def legal_mask(state, cfg, g, mask):
                     mask[t * stride + target_of(cfg, seat, train)] = 1
                     count += 1
     pending = s.pending_train != NO_DOUBLE
-    if s.turn_played and not pending:  # a first-turn chain may stop here
+    if (s.turn_played and not pending) or s.opening:  # a first-turn chain or the opening may stop
         mask[pass_action(cfg)] = 1
         count += 1
     elif count == 0:
@@ -494,6 +539,7 @@ def end_turn(state, cfg, g, marker):
     s.had_turn[seat] = 1
     s.turn_played = 0
     s.turn_drew = 0
+    s.opening = 0
     s.current = (seat + 1) % cfg[0].num_players
 
 
@@ -528,20 +574,18 @@ def step(state, cfg, g, action):
     s = state[g]
     s.rewards[:] = 0
     seat = int(s.current)
-    if action == draw_action(cfg):
+    if action == draw_action(cfg):  # the seat decides next, whether the drawn tile fits or not
         draw_tile(state, g, seat)
         s.turn_drew = 1
         s.passes = 0
         s.voids[seat, :] = 0  # the drawn tile is unseen: earlier knowledge of this hand is void
-        trains = open_trains(state, cfg, g, seat)
-        if not holds_play(state, cfg, g, seat, trains):
-            mark_voids(state, cfg, g, seat, trains)
-            end_turn(state, cfg, g, True)
         return PLAYING
     if action == pass_action(cfg):
-        if s.turn_played and s.pending_train == NO_DOUBLE:  # the end of a first-turn chain
+        if (s.turn_played and s.pending_train == NO_DOUBLE) or s.opening:  # not a failed turn
             end_turn(state, cfg, g, False)
-        elif s.turn_drew:  # the playable drawn tile is kept
+        elif s.turn_drew:  # the drawn tile is kept
+            if s.pending_train != NO_DOUBLE or cfg[0].must_play_drawn:  # ... for it fits nothing
+                mark_voids(state, cfg, g, seat, open_trains(state, cfg, g, seat))
             end_turn(state, cfg, g, True)
         else:  # nothing to play and nothing to draw
             mark_voids(state, cfg, g, seat, open_trains(state, cfg, g, seat))
@@ -562,6 +606,7 @@ def step(state, cfg, g, action):
         s.marker[seat] = 0
     s.turn_played = 1
     s.turn_drew = 0
+    s.opening = 0
     s.passes = 0
     if s.hand_count[seat] == 0:  # dominoes, even on a double
         return finish_round(state, cfg, g, seat)
@@ -570,7 +615,7 @@ def step(state, cfg, g, action):
         return PLAYING
     s.pending_train = NO_DOUBLE  # a play under a pending double satisfies it
     chaining = cfg[0].first_turn == FIRST_TURN_CHAIN and not s.had_turn[seat] and train == seat
-    if not (chaining and holds_fit(state, cfg, g, seat, s.train_end[seat])):
+    if not chaining:  # a chain ends with a pass, asked for even when nothing more fits
         end_turn(state, cfg, g, False)
     return PLAYING
 
@@ -657,7 +702,7 @@ def observe(state, cfg, g, seat, out):
     voids = bone + 1
     had_turn = voids + (players - 1) * numbers
     turn = had_turn + players
-    to_act = turn + 2
+    to_act = turn + 3
     points = to_act + players
     for t in range(tiles):
         where = s.location[t]
@@ -690,6 +735,7 @@ def observe(state, cfg, g, seat, out):
     if not s.game_over:
         out[turn] = s.turn_played
         out[turn + 1] = s.turn_drew
+        out[turn + 2] = s.opening
         out[to_act + (int(s.current) - seat) % players] = 1.0
 
 
