@@ -9,10 +9,12 @@ import numpy as np
 import pytest
 
 import domino_env
+from agents import make_agent
 from domino_env.picture import rasterize, table_image, table_svg
 from domino_env.picture.layout import _snake
 from domino_env.picture.svg import HALF, HIGHLIGHT, PIP_COLOURS, PIP_GRID, pip_defs
 from tests.scripted import play
+from training.replay import record_game
 
 SVG = "{http://www.w3.org/2000/svg}"
 VARIANTS = {
@@ -160,3 +162,13 @@ def test_a_bad_face_up_or_names_is_refused() -> None:
 def test_a_long_line_snakes_back_at_the_edge() -> None:
     places = _snake([46, 60, 60, 60], left=0, right=150)
     assert places == [(0, 0, True), (50, 0, True), (90, 1, False), (26, 1, False)]
+
+
+def test_the_last_move_names_a_mexican_train_by_its_owner() -> None:
+    game = domino_env.make_game("mexican_train", num_players=8)
+    replay = record_game(game, [make_agent("greedy", game, seed=s) for s in range(8)], seed=5)
+    moves = [(p.seat, p.action, p.action_name) for p in replay.positions[1:]]
+    seat, action, name = next(m for m in moves if " on train+" in m[2])
+    owner = (seat + int(name.split("+")[1])) % 8
+    root = parse(table_svg(game, replay.positions[0].state, last_move=(seat, action)))
+    assert f"last move: player_{seat} played {name.split()[1]} on player_{owner}'s train" in texts(root)

@@ -112,12 +112,26 @@ def read_table(
         table.open_ends = (int(record["ends"][0]), int(record["ends"][1])) if table.line else table.open_ends
     if last_move is not None:
         seat, action = last_move
-        what = game.action_name(action)
-        verb = {"draw": "drew", "pass": "passed"}.get(what, what.replace("play ", "played "))
-        table.last_move = f"{names[seat]} {verb}"
-        tile = int(game.action_tiles[action])
-        table.last_tile = tile
+        table.last_move = _say_move(game, names, seat, action)
+        table.last_tile = int(game.action_tiles[action])
     return table
+
+
+def _say_move(game: Game, names: list[str], seat: int, action: int) -> str:
+    """The move in words for someone looking at the table: Mexican Train's trains, which action
+    names count from the actor's seat (``train+k``), are named by their owners."""
+    what = game.action_name(action)
+    if not what.startswith("play "):
+        return f"{names[seat]} {'drew' if what == 'draw' else 'passed'}"
+    tile, _, target = what[len("play ") :].partition(" on ")
+    if isinstance(game, MexicanTrainGame):
+        if target == "own":
+            target = "their own train"
+        elif target == "mexican":
+            target = "the Mexican Train"
+        else:  # train+k
+            target = f"{names[(seat + int(target.split('+')[1])) % game.num_players]}'s train"
+    return f"{names[seat]} played {tile} on {target}"
 
 
 def _status(game: Game, state: np.ndarray, g: int, names: list[str]) -> str:
