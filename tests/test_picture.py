@@ -172,3 +172,13 @@ def test_the_last_move_names_a_mexican_train_by_its_owner() -> None:
     owner = (seat + int(name.split("+")[1])) % 8
     root = parse(table_svg(game, replay.positions[0].state, last_move=(seat, action)))
     assert f"last move: player_{seat} played {name.split()[1]} on player_{owner}'s train" in texts(root)
+
+
+def test_a_hungarian_run_in_progress_is_said() -> None:
+    game = domino_env.make_game("hungarian", num_players=2)
+    replay = record_game(game, [make_agent("greedy", game, seed=s) for s in range(2)], seed=1)
+    running = [p.state for p in replay.positions if p.state[0]["run_active"] and not p.state[0]["game_over"]]
+    assert running
+    for state in running:
+        assert "to act again: the run goes on" in texts(parse(table_svg(game, state)))
+    assert "the run goes on" not in texts(parse(table_svg(game, replay.positions[0].state)))

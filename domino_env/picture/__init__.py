@@ -19,9 +19,9 @@ import numpy as np
 
 from domino_env.game import Game
 from domino_env.picture.layout import draw
-from domino_env.picture.table import Table, read_table
+from domino_env.picture.table import Table, read_table, say_move
 
-__all__ = ["Table", "rasterize", "read_table", "table_image", "table_svg"]
+__all__ = ["Table", "rasterize", "read_table", "say_move", "table_image", "table_svg"]
 
 
 def table_svg(

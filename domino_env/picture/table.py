@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from domino_env.game import Game
+from domino_env.games.hungarian import HungarianGame
 from domino_env.games.mexican_train import MexicanTrainGame
 from domino_env.tiles import num_tiles
 
@@ -112,12 +113,12 @@ def read_table(
         table.open_ends = (int(record["ends"][0]), int(record["ends"][1])) if table.line else table.open_ends
     if last_move is not None:
         seat, action = last_move
-        table.last_move = _say_move(game, names, seat, action)
+        table.last_move = say_move(game, names, seat, action)
         table.last_tile = int(game.action_tiles[action])
     return table
 
 
-def _say_move(game: Game, names: list[str], seat: int, action: int) -> str:
+def say_move(game: Game, names: list[str], seat: int, action: int) -> str:
     """The move in words for someone looking at the table: Mexican Train's trains, which action
     names count from the actor's seat (``train+k``), are named by their owners."""
     what = game.action_name(action)
@@ -143,7 +144,10 @@ def _status(game: Game, state: np.ndarray, g: int, names: list[str]) -> str:
         where = f"hand {int(record['hand_number']) + 1}" if getattr(game.config, "match", 0) else "one hand"
     if game.is_over(state, g):
         return f"{where} · game over"
-    return f"{where} · {names[game.current_seat(state, g)]} to act"
+    status = f"{where} · {names[game.current_seat(state, g)]} to act"
+    if isinstance(game, HungarianGame) and record["run_active"]:
+        status += " again: the run goes on"  # a Hungarian turn is a run of tiles while one fits
+    return status
 
 
 def _read_trains(game: MexicanTrainGame, state: np.ndarray, g: int, names: list[str], table: Table) -> None:

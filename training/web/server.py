@@ -39,7 +39,7 @@ from agents import AGENTS
 from agents.base import Agent
 from domino_env import VARIANTS, make_game
 from domino_env.game import Game
-from domino_env.picture import table_svg
+from domino_env.picture import say_move, table_svg
 from training import checkpoint as ckpt
 
 PAGE = Path(__file__).parent / "play.html"
@@ -94,7 +94,7 @@ class Session:
         status = self.game.step(self.state, 0, action)
         self.step += 1
         self.last_move = (seat, action)
-        self.log.append(f"{self.names[seat]}: {self.game.action_name(action)}")
+        self.log.append(say_move(self.game, self.names, seat, action))
         if status != self.game.rules.PLAYING:
             points = self.game.hand_points(self.state, 0)
             self.log.append(
