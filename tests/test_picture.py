@@ -153,8 +153,11 @@ def test_rgb_array_is_the_svg_rasterized(variant: str) -> None:
 
 def test_a_bad_face_up_or_names_is_refused() -> None:
     env = played("draw", 0)
-    with pytest.raises(ValueError, match="face_up"):
-        table_svg(env.game, env.state_array, face_up="none")
+    for face_up in ("none", {2}, [-1]):
+        with pytest.raises(ValueError, match=r"face_up must be seats 0\.\.1"):
+            table_svg(env.game, env.state_array, face_up=face_up)
+    with pytest.raises(ValueError, match="viewer"):
+        table_svg(env.game, env.state_array, viewer=5)
     with pytest.raises(ValueError, match="2 names"):
         table_svg(env.game, env.state_array, names=["one"])
 

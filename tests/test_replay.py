@@ -75,3 +75,10 @@ def test_evaluate_writes_its_plot_and_replays_of_chosen_games(tmp_path: Path) ->
     deal = read_html_data(tmp_path / "replays" / "greedy_vs_random_game2.html")["frames"][0]["svg"]
     assert deal == read_html_data(write_html(again, tmp_path / "again.html"))["frames"][0]["svg"]  # the arena's slot 2
     assert deal != read_html_data(tmp_path / "replays" / "greedy_vs_random_game0.html")["frames"][0]["svg"]
+
+
+def test_replay_refuses_more_policies_than_seats(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["replay", "greedy", "random", "greedy", "--variant", "draw", "--out", str(tmp_path / "game.html")])
+    assert "2 players seats 2 policies, got 3" in capsys.readouterr().err
+    assert not (tmp_path / "game.html").exists()

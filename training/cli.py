@@ -203,6 +203,10 @@ def replay_command(args: argparse.Namespace) -> None:
     if Path(args.out).suffix.lower() not in REPLAY_SUFFIXES:
         raise UsageError(f"--out must end in {' or '.join(REPLAY_SUFFIXES)}, got {args.out!r}")
     game = resolve_game(args, args.policies)
+    if len(args.policies) > game.num_players:
+        raise UsageError(
+            f"{game.title} with {game.num_players} players seats {game.num_players} policies, got {len(args.policies)}"
+        )
     agents = [
         load_policy(name, game, seed=args.seed + i, deterministic=not args.sample)
         for i, name in enumerate(args.policies)

@@ -45,8 +45,10 @@ def table_svg(
     ``class="hidden-face"`` groups for a page to show on demand (hidden by default).
     """
     seats = range(game.num_players) if face_up == "all" else face_up
-    if isinstance(seats, str):
-        raise ValueError(f"face_up must be a collection of seats or 'all', got {face_up!r}")
+    if isinstance(seats, str) or any(seat not in range(game.num_players) for seat in seats):
+        raise ValueError(f"face_up must be seats 0..{game.num_players - 1} or 'all', got {face_up!r}")
+    if viewer is not None and viewer not in range(game.num_players):
+        raise ValueError(f"viewer must be a seat 0..{game.num_players - 1}, got {viewer!r}")
     table = read_table(game, state, g, names, last_move)
     seen_from = game.current_seat(state, g) if viewer is None else viewer
     return draw(table, set(seats), seen_from, reveal_toggle)
