@@ -41,7 +41,7 @@ def draw(table: Table, face_up: Collection[int], viewer: int, reveal_toggle: boo
     page can show or hide (hidden by the picture's own style).
     """
     width = WIDTH_TRAINS if table.is_train_game else WIDTH_LINE
-    parts = [_header(table, width)]
+    parts = [_header(table)]
     y = HEADER
     if table.is_train_game:
         body, height = _trains(table, width, y, viewer)
@@ -59,7 +59,7 @@ def draw(table: Table, face_up: Collection[int], viewer: int, reveal_toggle: boo
 # ---------------------------------------------------------------------------------------------- header
 
 
-def _header(table: Table, width: int) -> str:
+def _header(table: Table) -> str:
     pile = f"{table.pile_label}: {table.pile} tile{'s' if table.pile != 1 else ''}"
     second = f"{pile}   ·   last move: {table.last_move}" if table.last_move else pile
     return svg.text(MARGIN, 28, f"{table.title} · {table.status}", size=20, bold=True) + svg.text(
@@ -141,13 +141,14 @@ def _trains(table: Table, width: int, top: float, viewer: int) -> tuple[str, flo
     capacity = int((width - MARGIN - 8 - tiles_x - BADGE_WIDTH - GAP) // (2 * HALF + GAP))
     for index, train in enumerate(table.trains):
         y = top + 8 + index * ROW
-        parts.append(f'<path d="M{hub_x:g} {hub_y:g}L{label_x:g} {y + ROW / 2:g}" stroke="#0f3d25" '
+        parts.append(f'<path d="M{hub_x:g} {hub_y:g}L{label_x:g} {y + ROW / 2:g}" stroke="{svg.BOARD}" '
                      'stroke-width="3"/>')  # fmt: skip
         rows.append(
             _train_row(train, table.last_tile, label_x, tiles_x, y, capacity, train_target(train, viewer, players))
         )
     parts.append(
-        f'<circle cx="{hub_x:g}" cy="{hub_y:g}" r="{HALF + 14}" fill="#0f3d25" stroke="{svg.INK}" stroke-width="2"/>'
+        f'<circle cx="{hub_x:g}" cy="{hub_y:g}" r="{HALF + 14}" fill="{svg.BOARD}" stroke="{svg.INK}" '
+        'stroke-width="2"/>'
     )
     if table.engine == NO_NUMBER:
         parts.append(svg.text(hub_x, hub_y + 5, "engine?", 13, anchor="middle"))
@@ -161,8 +162,8 @@ def _trains(table: Table, width: int, top: float, viewer: int) -> tuple[str, flo
 def _train_row(train: Train, last_tile: int, label_x: float, tiles_x: float, y: float, capacity: int,
                target: str) -> str:  # fmt: skip
     """One train: the label (owner, marker), its tiles from the hub out, the open-end badge."""
-    stroke = svg.WARNING if train.pending else "#0f3d25"
-    parts = [svg.rect(label_x, y + GAP, TRAIN_LABEL, 2 * HALF, "#0f3d25", stroke, 2 if train.pending else 1)]
+    stroke = svg.WARNING if train.pending else svg.BOARD
+    parts = [svg.rect(label_x, y + GAP, TRAIN_LABEL, 2 * HALF, svg.BOARD, stroke, 2 if train.pending else 1)]
     title = "Mexican Train" if train.owner is None else train.label
     parts.append(svg.text(label_x + 8, y + GAP + 20, fit(title, TRAIN_LABEL_CHARS), 13, bold=True))
     note = "open to all" if train.owner is None else ("train, marker: open" if train.marker else "train, private")
@@ -199,7 +200,7 @@ def _seat_panel(seat: Seat, width: int, top: float, face_up: bool, reveal_toggle
     per_line = max(1, int((width - 2 * MARGIN - LABEL_WIDTH - 8) // (2 * HALF + GAP)))
     lines = max(1, -(-len(seat.hand) // per_line))
     height = max(56, lines * (HALF + GAP) + 16)
-    stroke, stroke_width = (svg.HIGHLIGHT, 3) if seat.to_act else ("#0f3d25", 1)
+    stroke, stroke_width = (svg.HIGHLIGHT, 3) if seat.to_act else (svg.BOARD, 1)
     parts = [svg.rect(MARGIN, top, width - 2 * MARGIN, height, svg.PANEL, stroke, stroke_width)]
     name = ("▶ " if seat.to_act else "") + seat.name + (" (out)" if seat.out else "")
     parts.append(svg.text(MARGIN + 10, top + 22, name, 15, bold=True, fill=svg.HIGHLIGHT if seat.to_act else svg.INK))

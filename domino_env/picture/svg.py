@@ -20,6 +20,7 @@ FONT = "DejaVu Sans, Verdana, Arial, sans-serif"
 FELT = "#1d6b40"
 FELT_LIGHT = "#25804e"
 PANEL = "#174f31"
+BOARD = "#0f3d25"  # badges, train labels, the hub
 INK = "#ffffff"
 MUTED = "#c8e6c9"
 TILE_FACE = "#fbf8ef"
@@ -161,7 +162,7 @@ def badge(x: float, y: float, label: str, shown: str, target: str, closed: bool 
     classes = "target closed" if closed else "target"
     return (
         f'<g{_attributes(classes, {"target": target})} transform="translate({x:g} {y:g})">'
-        f'<rect width="{BADGE_WIDTH}" height="{height}" rx="8" fill="#0f3d25" stroke="{stroke}" stroke-width="1.5" '
+        f'<rect width="{BADGE_WIDTH}" height="{height}" rx="8" fill="{BOARD}" stroke="{stroke}" stroke-width="1.5" '
         f'stroke-dasharray="4 3"/>'
         + text(BADGE_WIDTH / 2, 17, label, size=11, fill=MUTED, anchor="middle")
         + text(BADGE_WIDTH / 2, 44, shown, size=22, bold=True, anchor="middle")
