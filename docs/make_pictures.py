@@ -13,7 +13,6 @@ import tempfile
 import threading
 from pathlib import Path
 
-import numpy as np
 from PIL import Image
 from playwright.sync_api import sync_playwright
 
@@ -72,7 +71,7 @@ def pages() -> None:
         page.set_viewport_size({"width": 1560, "height": 800})
         page.goto(path.as_uri())
         page.wait_for_function("frames.length > 0")
-        page.evaluate(f"show({int(np.clip(40, 0, len(replay.positions) - 1))})")
+        page.evaluate(f"show({min(40, len(replay.positions) - 1)})")
         page.click("#reveal")
         page.screenshot(path=str(OUT / "replay.png"))
         browser.close()
