@@ -22,9 +22,11 @@ demo: $(STAMP)
 		ppo.total_env_steps=3000000 run.time_limit_minutes=4 eval.every=10 eval.games=256
 	$(BIN)/python -m training evaluate runs/demo greedy random --against greedy random --games 2000
 
-# The browser tests drive Debian's chromium; installed here when missing (CI runs as root).
+# The browser tests drive Debian's chromium, and the table pictures' words need a font (resvg uses
+# the system's); both are installed here when missing (CI runs as root).
 browser:
-	@test -x /usr/bin/chromium || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium)
+	@test -x /usr/bin/chromium -a -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf || \
+		(apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium fonts-dejavu-core)
 
 test: $(STAMP) browser
 	$(BIN)/ruff check .

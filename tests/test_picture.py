@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -185,3 +186,10 @@ def test_a_hungarian_run_in_progress_is_said() -> None:
     for state in running:
         assert "to act again: the run goes on" in texts(parse(table_svg(game, state)))
     assert "the run goes on" not in texts(parse(table_svg(game, replay.positions[0].state)))
+
+
+def test_the_raster_shows_the_words() -> None:
+    env = played("draw", 0)
+    svg = table_svg(env.game, env.state_array)
+    wordless = re.sub(r"<text[^>]*>[^<]*</text>", "", svg)
+    assert wordless != svg and not np.array_equal(rasterize(svg), rasterize(wordless))  # a font was found
