@@ -59,13 +59,15 @@ def pages() -> None:
         page = browser.new_page(viewport={"width": 1340, "height": 560})
         page.goto(f"http://127.0.0.1:{server.server_port}/")
         page.wait_for_selector("#table svg")
-        for _ in range(3):
+        for _ in range(12):  # a few moves in, to a turn with a tile to play
             step = page.evaluate("view.step")
+            if step >= 3 and page.locator(".tile.hand.playable").count():
+                break
             page.evaluate("send(view.legal[0].name)")
             page.wait_for_function(f"view.step > {step}")
-        playable = page.locator(".tile.hand.playable")
-        if playable.count():
-            playable.first.hover()
+        several = page.evaluate("view.legal.find((a, i, all) => all.filter((b) => b.tile === a.tile).length > 1)")
+        if several:  # selected: its targets are outlined
+            page.click(f'.tile.hand[data-tile="{several["tile"]}"]')
         page.screenshot(path=str(OUT / "web_play.png"))
         path = write_html(replay, Path(folder) / "replay.html")
         page.set_viewport_size({"width": 1560, "height": 800})

@@ -102,6 +102,7 @@ def tile(
     second = (0, HALF) if vertical else (HALF, 0)
     divider = f"M2 {HALF}H{HALF - 2}" if vertical else f"M{HALF} 2V{HALF - 2}"
     parts = [
+        f"<title>{faces[0]}-{faces[1]}</title>",  # a browser's tooltip: the numbers as digits
         f'<rect width="{width}" height="{height}" rx="4" fill="{TILE_FACE}" stroke="{TILE_EDGE}" stroke-width="1.2"/>',
         f'<path d="{divider}" stroke="{TILE_EDGE}" stroke-width="1"/>',
     ]
