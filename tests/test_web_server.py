@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from agents import make_agent
+from agents import RandomAgent, make_agent
 from training.web.server import MAX_GAMES, make_server
 
 
@@ -143,3 +143,21 @@ def test_terminal_play_watches_a_stateful_agent(capsys: pytest.CaptureFixture[st
 
     main(["play", "heuristic", "--variant", "hungarian", "--watch", "--seed", "1"])
     assert "Hungarian Dominoes · hand 1 · over" in capsys.readouterr().out
+
+
+def test_a_failing_agent_is_reported_and_the_server_keeps_serving() -> None:
+    class Broken(RandomAgent):
+        def act_states(self, game, state, games):
+            raise RuntimeError("the network file is damaged")
+
+    server = make_server(lambda name, game, seed: Broken(game) if name == "broken" else loader(name, game, seed), {})
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    address = f"http://127.0.0.1:{server.server_port}"
+    try:
+        status, answer = post(address, "/api/new", {"variant": "draw", "opponent": "broken", "seat": None})
+        assert status == 200
+        refused(address, "/api/advance", {"game": answer["game"], "step": 0}, 500, "the network file is damaged")
+        assert new_game(address)["svg"]
+    finally:
+        server.shutdown()
+        server.server_close()

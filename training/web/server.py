@@ -288,6 +288,8 @@ class Handler(BaseHTTPRequestHandler):
             self.send_json(HTTPStatus.OK, route(self.lobby, self.read_json()))
         except RequestError as error:
             self.send_json(error.status, {"error": str(error)})
+        except Exception as error:  # an agent or checkpoint failing mid-game: say so, keep serving
+            self.send_json(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": f"{type(error).__name__}: {error}"})
 
     def read_json(self) -> dict[str, Any]:
         try:
