@@ -17,6 +17,7 @@ import base64
 import gzip
 import json
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -96,7 +97,7 @@ def record_game(game: Game, agents: list[Agent], seed: int, stream: int = 0) -> 
     return Replay(game, [agent.name for agent in agents], seed, positions)
 
 
-def picture(replay: Replay, index: int, face_up: object = (), reveal_toggle: bool = False) -> str:
+def picture(replay: Replay, index: int, face_up: Collection[int] | str = (), reveal_toggle: bool = False) -> str:
     """The SVG of position ``index``, the move that led to it ringed."""
     position = replay.positions[index]
     last = (position.seat, position.action) if position.seat >= 0 else None
@@ -104,7 +105,7 @@ def picture(replay: Replay, index: int, face_up: object = (), reveal_toggle: boo
         replay.game,
         position.state,
         0,
-        face_up=face_up,  # type: ignore[arg-type]
+        face_up=face_up,
         names=replay.seat_names,
         last_move=last,
         reveal_toggle=reveal_toggle,

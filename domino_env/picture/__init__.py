@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Collection, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -54,9 +55,9 @@ def table_svg(
     return draw(table, set(seats), seen_from, reveal_toggle)
 
 
-def table_image(game: Game, state: np.ndarray, g: int = 0, **options: object) -> np.ndarray:
+def table_image(game: Game, state: np.ndarray, g: int = 0, **options: Any) -> np.ndarray:
     """:func:`table_svg` (same keywords) rasterized: a uint8 RGB array [height, width, 3]."""
-    return rasterize(table_svg(game, state, g, **options))  # type: ignore[arg-type]
+    return rasterize(table_svg(game, state, g, **options))
 
 
 def rasterize(svg: str) -> np.ndarray:
