@@ -21,8 +21,9 @@ from numba import njit
 
 from agents.base import StatefulAgent
 from domino_env.game import Game
-from domino_env.games import draw_rules, hungarian_rules, mexican_train_rules
-from domino_env.games.draw_rules import LEFT, NO_END, ON_TABLE, RIGHT, team_of
+from domino_env.games import core, draw_rules, hungarian_rules, mexican_train_rules
+from domino_env.games.core import LEFT, NO_END, ON_TABLE, RIGHT
+from domino_env.games.draw_rules import team_of
 from domino_env.rng import game_seed
 from domino_env.tiles import MAX_PIPS, TILE_HIGH, TILE_LOW, TILE_VALUE
 
@@ -232,7 +233,7 @@ def mexican_score(state, cfg, g, seat, action, scratch):
     for t in range(cfg[0].num_tiles):
         where = s.location[t]
         if where == seat:
-            if mexican_train_rules.fits(t, own):
+            if core.fits(t, own):
                 keep += 1
         elif where != mexican_train_rules.ON_TABLE:
             unseen[TILE_LOW[t]] += 1

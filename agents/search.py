@@ -36,10 +36,10 @@ from numba import njit
 from agents.base import StatefulAgent
 from agents.heuristic import SCRATCH_RECORDS, heuristic_policy
 from domino_env.game import Game
+from domino_env.games.core import PLAYING
 from domino_env.rng import below, game_seed, next_u64
 from domino_env.sampling import uniform01
 
-PLAYING = 0  # what every rules module's ``step`` returns while the hand goes on
 NO_NODE = -1
 CHUNK = 64  # simulations per compiled call under a time budget
 ROLLOUT_EFFORT = 16  # look-ahead of the strategy in simulations (FULL_EFFORT would be slow)
@@ -275,7 +275,7 @@ class SearchAgent(StatefulAgent):
         if epsilon is not None:
             self.epsilon = epsilon
         self.effort = effort
-        self.hooks = (game.rules.step, game.rules.legal_mask, game.rules.determinize, heuristic_policy(game))
+        self.hooks = (*game.compiled, heuristic_policy(game))
         self.rng = np.zeros(1, RNG_DTYPE)
         self.rng[0]["rng"] = game_seed(0 if seed is None else seed, 0)
         self.work = game.new_state(1)

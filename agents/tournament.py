@@ -26,6 +26,7 @@ from agents.base import Agent, StatefulAgent
 from agents.registry import AGENTS, make_agent
 from domino_env import VARIANTS, BatchedEnv, make_game, raw_env
 from domino_env.game import Game
+from domino_env.games.core import GAME_OVER, PLAYING
 
 
 @dataclass
@@ -184,10 +185,10 @@ def play_seated_states(game: Game, seated: list[Agent], episodes_per_slot: int, 
                 raise ValueError(f"{seated[state['current'][g]].name} chose illegal action {action}; legal: {legal}")
             status = game.step(state, g, action)
             log.reward[g] += game.rewards(state, g)
-            if status != game.rules.PLAYING:
+            if status != PLAYING:
                 log.points[g] += game.hand_points(state, g)
                 log.hands[g] += 1
-            if status == game.rules.GAME_OVER:
+            if status == GAME_OVER:
                 log.end_episode(int(g))
                 game.start(state, g)
     return log.result()

@@ -50,9 +50,10 @@ def make(variant: str, **options: Any) -> pettingzoo.AECEnv:
     return wrap(raw_env(variant, **options))
 
 
-def make_batched(variant: str, batch_size: int, **options: Any) -> BatchedEnv:
-    """``batch_size`` games of ``variant`` stepped together (see :class:`BatchedEnv`)."""
-    return BatchedEnv(make_game(variant, **options), batch_size)
+def make_batched(variant: str, batch_size: int, num_threads: int | None = None, **options: Any) -> BatchedEnv:
+    """``batch_size`` games of ``variant`` stepped together on ``num_threads`` threads (default:
+    every core; see :class:`BatchedEnv`)."""
+    return BatchedEnv(make_game(variant, **options), batch_size, num_threads)
 
 
 def make_single_agent(variant: str, **kwargs: Any) -> DominoSingleAgentEnv:

@@ -8,10 +8,15 @@ step by step.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import numba
 import numpy as np
 from numba import njit
 
 from domino_env.game import Game
+from domino_env.rng import seed_batch
 
 # A million games fill a few GiB (a game's record, two observations and two masks: 1-4 KiB by
 # variant) and take about half a second per step on one core: more than training or a benchmark
@@ -42,11 +47,22 @@ class BatchedEnv:
     After each step, ``hand_over[B]`` marks the games whose hand ended on it and
     ``hand_points[B, P]`` holds those hands' points as the rules score them (what the AEC
     environment reports as ``info["hand_points"]``).
+
+    ``num_threads`` (default: every core numba may use, ``NUMBA_NUM_THREADS``) share the games of
+    each call. Every game draws only from its own generator, so the same seed and actions give
+    the same games whatever the number of threads.
     """
 
-    def __init__(self, game: Game, batch_size: int) -> None:
+    def __init__(self, game: Game, batch_size: int, num_threads: int | None = None) -> None:
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+        cores = numba.config.NUMBA_NUM_THREADS
+        if num_threads is None:
+            num_threads = cores
+        if isinstance(num_threads, bool) or not isinstance(num_threads, int) or not 1 <= num_threads <= cores:
+            raise ValueError(
+                f"num_threads must be an integer from 1 to {cores} (NUMBA_NUM_THREADS), got {num_threads!r}"
+            )
         if batch_size > MAX_BATCH_SIZE:
             per_game = game.new_state(1).nbytes + 8 * game.observation_size + 2 * game.num_actions
             raise ValueError(
@@ -55,6 +71,7 @@ class BatchedEnv:
             )
         self.game = game
         self.batch_size = batch_size
+        self.num_threads = num_threads
         self.num_players = game.num_players
         self.num_actions = game.num_actions
         self.observation_size = game.observation_size
@@ -64,10 +81,10 @@ class BatchedEnv:
         self.hand_points = np.zeros((batch_size, self.num_players), np.int32)
 
     def reset(self, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        for g in range(self.batch_size):
-            self.game.seed(self.state, g, seed)
+        seed_batch(self.state, seed)
         obs, mask, seat = self._outputs()
-        self.game.rules.batch_reset(self.state, self.game.packed_config, obs, mask, seat)
+        with self._threads():
+            self.game.batch_reset(self.state, obs, mask, seat)
         self._mask = mask.copy()
         return obs, mask, seat
 
@@ -89,20 +106,20 @@ class BatchedEnv:
         done = np.empty(self.batch_size, np.bool_)
         self.hand_over = np.empty(self.batch_size, np.bool_)
         self.hand_points = np.empty((self.batch_size, self.num_players), np.int32)
-        self.game.rules.batch_step(
-            self.state,
-            self.game.packed_config,
-            actions,
-            obs,
-            mask,
-            seat,
-            rewards,
-            done,
-            self.hand_over,
-            self.hand_points,
-        )
+        with self._threads():
+            self.game.batch_step(self.state, actions, obs, mask, seat, rewards, done, self.hand_over, self.hand_points)
         self._mask = mask.copy()
         return obs, mask, seat, rewards, done
+
+    @contextmanager
+    def _threads(self) -> Iterator[None]:
+        """numba's thread count is per calling thread, not per batch: set it for one call."""
+        before = numba.get_num_threads()
+        numba.set_num_threads(self.num_threads)
+        try:
+            yield
+        finally:
+            numba.set_num_threads(before)
 
     def _outputs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return (

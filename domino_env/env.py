@@ -17,6 +17,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from domino_env.game import Game
+from domino_env.games.core import GAME_OVER, PLAYING
 from domino_env.picture import table_image
 
 ILLEGAL_ACTION_MODES = ("raise", "penalty")
@@ -33,7 +34,10 @@ class DominoEnv(AECEnv):
     Agents are ``player_0 .. player_{P-1}`` in seat order. Each observation is a dict with
     ``"observation"`` (float32, relative to the observer; ``observation_layout`` names its
     slices) and ``"action_mask"`` (int8, all zeros for agents not to act). When a hand ends,
-    every agent's info holds ``"hand_points"`` and ``"match_points"``.
+    every agent's info holds ``"hand_points"`` (what the hand added to the agent's match total:
+    points won in Draw and Block, penalty pips in Hungarian and Mexican Train), ``"pips_left"``
+    (the pips left in the agent's hand, in every variant) and ``"match_points"`` (every seat's
+    total, in seat order).
 
     ``illegal_action="raise"`` (default) refuses an illegal action with
     :class:`IllegalActionError` and changes nothing; ``"penalty"`` ends the episode with reward
@@ -64,10 +68,9 @@ class DominoEnv(AECEnv):
         self.observation_spaces = {agent: observation_space for agent in self.possible_agents}
         self.action_spaces = {agent: action_space for agent in self.possible_agents}
         self._state = game.new_state(1)
-        self._mask = np.zeros(game.num_actions, np.int8)
-        # The hot path calls the compiled rules directly (see domino_env.game for the contract).
-        self._rules = game.rules
         self._config = game.packed_config
+        self._step, self._legal_mask, self._observe = game.machine_code(self._state)
+        self._mask = np.zeros(game.num_actions, np.int8)
         self._current = self._state["current"]  # a view: reading it costs no record copy
         self._hand_reported = False
         self._seeded = False
@@ -96,7 +99,7 @@ class DominoEnv(AECEnv):
         if prepared is None:
             self.game.start(self._state, 0)
         else:
-            self.game.rules.start_game_from_deal(self._state, self.game.packed_config, 0, *prepared)
+            self.game.start_from_deal(self._state, 0, prepared)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -110,7 +113,7 @@ class DominoEnv(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.agent_seat[agent]
         observation = np.empty(self.game.observation_size, np.float32)
-        self._rules.observe(self._state, self._config, 0, seat, observation)
+        self._observe(self._state, self._config, 0, seat, observation)
         acting = agent == self.agent_selection and not self.terminations[agent]
         mask = self._mask.copy() if acting else np.zeros_like(self._mask)
         return {"observation": observation, "action_mask": mask}
@@ -128,18 +131,18 @@ class DominoEnv(AECEnv):
             return
         self._cumulative_rewards[agent] = 0.0
         self.last_move = (self.agent_seat[agent], action)
-        status = self._rules.step(self._state, self._config, 0, action)
+        status = self._step(self._state, self._config, 0, action)
         if self._hand_reported:  # the last step paid a hand: this one starts clean
             self.rewards = dict.fromkeys(self.agents, 0.0)
             self.infos = {a: {} for a in self.agents}
             self._hand_reported = False
-        if status != self._rules.PLAYING:
+        if status != PLAYING:
             self._pay_hand()
-            if status == self._rules.GAME_OVER:
+            if status == GAME_OVER:
                 self.terminations = dict.fromkeys(self.agents, True)
             else:
                 self._terminate_seats_out()
-        self._after_move()
+        self._after_move(status != PLAYING)
         self._accumulate_rewards()
 
     def render(self) -> str | np.ndarray | None:
@@ -181,17 +184,18 @@ class DominoEnv(AECEnv):
         return self._state
 
     # ------------------------------------------------------------------ internals
-    def _after_move(self) -> None:
+    def _after_move(self, hand_ended: bool = True) -> None:
         """Select the seat to act; agents that just finished (eliminated) step out first, as
-        PettingZoo expects, before play resumes with that seat."""
+        PettingZoo expects, before play resumes with that seat. Agents finish only when a hand
+        ends, so other moves skip looking for them."""
         acting = self.possible_agents[self._current[0]]
-        finished = [agent for agent in self.agents if self.terminations[agent]]
+        finished = [agent for agent in self.agents if self.terminations[agent]] if hand_ended else ()
         if finished and len(finished) < len(self.agents):
             self._skip_agent_selection = acting
             self.agent_selection = finished[0]
         else:
             self.agent_selection = acting
-        self._rules.legal_mask(self._state, self._config, 0, self._mask)
+        self._legal_mask(self._state, self._config, 0, self._mask)
 
     def _terminate_seats_out(self) -> None:
         """Mark the agents of seats the game has eliminated as terminated (they leave
@@ -205,11 +209,16 @@ class DominoEnv(AECEnv):
         self._hand_reported = True
         rewards = self.game.rewards(self._state, 0)
         hand_points = self.game.hand_points(self._state, 0)
+        pips_left = self.game.pips_left(self._state, 0)
         match_points = self.game.match_points(self._state, 0)
         for agent in self.agents:
             seat = self.agent_seat[agent]
             self.rewards[agent] = float(rewards[seat])
-            self.infos[agent] = {"hand_points": hand_points[seat], "match_points": list(match_points)}
+            self.infos[agent] = {
+                "hand_points": hand_points[seat],
+                "pips_left": pips_left[seat],
+                "match_points": list(match_points),
+            }
 
     def _illegal_message(self, agent: str, action: int) -> str:
         legal = [self.game.action_name(a) for a in np.flatnonzero(self._mask)]
@@ -229,6 +238,8 @@ class DominoEnv(AECEnv):
 def action_index(action: Any) -> int:
     """``action`` as an index; refuses what only looks like one (``3.5``, ``"3"``, ``True``), which
     ``int()`` would silently turn into a different move."""
+    if type(action) is int:
+        return action
     if isinstance(action, np.ndarray) and action.shape == ():
         action = action[()]
     if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):

@@ -2,26 +2,27 @@
 
 A variant is a ``Game`` subclass that turns the user's options into the integer configuration
 its rules module reads, checks deals, names actions and draws the table. Everything that moves
-the game forward is the rules module's: the AEC environment (a batch of one), the batched engine
-and the agents call it through the methods below, so there is exactly one implementation of
-each rule.
-
-A rules module provides ``STATE_DTYPE`` and the compiled functions ``start_game``,
-``start_game_from_deal``, ``step``, ``legal_mask``, ``observe``, ``batch_reset``,
-``batch_step`` and, for search agents, ``determinize`` with the signatures of
-:mod:`domino_env.games.draw_rules`.
+the game forward is the rules module's, and ``Game`` is the only way to it from Python: the AEC
+environment (a batch of one), the batched engine and the agents call the methods below (compiled
+callers, such as the search agents' loops, take the functions from :attr:`Game.compiled`), so
+there is exactly one implementation of each rule. What a rules module provides is written in
+:mod:`domino_env.games.core`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any, NamedTuple
 
+import numba
 import numpy as np
+from numba.core.dispatcher import Dispatcher
 
 from domino_env import options as opt
+from domino_env.games import core
 from domino_env.rng import game_seed
-from domino_env.tiles import parse_tile, tile_name
+from domino_env.tiles import parse_tile, tile_faces, tile_name
 
 
 class Game:
@@ -51,12 +52,13 @@ class Game:
         self.packed_config = pack_config(self.config)
         self.num_players = self.config.num_players
         self.num_actions = self.rules.num_actions(self.config)
-        self.observation_size = int(self.rules.observation_size(self.packed_config))
         sizes = self.rules.layout_sizes(self.packed_config)
+        self.observation_size = int(sum(sizes))
         self.observation_layout = layout_from_sizes(self.rules.OBSERVATION_BLOCKS, sizes)
         self.observation_doc = dict(self.rules.OBSERVATION_BLOCKS)
         self.action_tiles = np.array([self._action_tile(a) for a in range(self.num_actions)], np.int64)
         self.action_tiles.flags.writeable = False
+        self.num_tiles = int(self.action_tiles.max()) + 1  # of the set in play
         self._action_names = [self._name_action(a) for a in range(self.num_actions)]
         self._action_by_name = {name: a for a, name in enumerate(self._action_names)}
 
@@ -73,17 +75,17 @@ class Game:
         """Deal a new episode from the game's generator."""
         self.rules.start_game(state, self.packed_config, game)
 
-    def start_from_deal(self, state: np.ndarray, game: int, deal: dict[str, Any]) -> None:
-        """Start a new episode from a user's deal; a bad deal is refused before any change."""
-        prepared = self.prepare_deal(deal)
+    def start_from_deal(self, state: np.ndarray, game: int, prepared: tuple) -> None:
+        """Start a new episode from a user's deal, as checked by :meth:`prepare_deal` (which
+        refuses a bad deal before anything changes)."""
         self.rules.start_game_from_deal(state, self.packed_config, game, *prepared)
 
     def step(self, state: np.ndarray, game: int, action: int) -> int:
-        """Apply a legal action; returns the rules module's PLAYING, HAND_OVER or GAME_OVER."""
-        return int(self.rules.step(state, self.packed_config, game, action))
+        """Apply a legal action; returns ``core.PLAYING``, ``HAND_OVER`` or ``GAME_OVER``."""
+        return self.rules.step(state, self.packed_config, game, action)
 
     def legal_mask(self, state: np.ndarray, game: int, out: np.ndarray) -> int:
-        return int(self.rules.legal_mask(state, self.packed_config, game, out))
+        return self.rules.legal_mask(state, self.packed_config, game, out)
 
     def observe(self, state: np.ndarray, game: int, seat: int, out: np.ndarray) -> None:
         self.rules.observe(state, self.packed_config, game, seat, out)
@@ -105,6 +107,36 @@ class Game:
         uniform over the consistent deals."""
         return bool(self.rules.determinize(state, self.packed_config, game, observer, out, out_game))
 
+    def batch_reset(self, state: np.ndarray, obs: np.ndarray, mask: np.ndarray, seat: np.ndarray) -> None:
+        """Start every game of ``state`` and write each acting seat, its view and its legal
+        actions (see :func:`domino_env.games.core.batch_reset`)."""
+        core.batch_reset(state, self.packed_config, obs, mask, seat)
+
+    def batch_step(self, state: np.ndarray, actions: np.ndarray, *outputs: np.ndarray) -> None:
+        """One legal action per game of ``state``; ``outputs`` are ``obs, mask, seat, rewards,
+        done, hand_over, hand_points`` (see :func:`domino_env.games.core.batch_step`)."""
+        core.batch_step(state, self.packed_config, actions, *outputs)
+
+    def machine_code(self, state: np.ndarray) -> tuple[Callable, Callable, Callable]:
+        """``step``, ``legal_mask`` and ``observe`` compiled for arrays like ``state``, callable
+        without numba's dispatch, which reads the type of every argument on every call (about
+        0.7 microseconds per call for record arrays: most of the AEC environment's own cost per
+        step). They take :attr:`packed_config` as ``cfg`` and trust their arguments: give them
+        only ``state``, ``int`` seats and actions, and arrays sized as the spaces are."""
+        mask = np.zeros(self.num_actions, np.int8)
+        observation = np.zeros(self.observation_size, np.float32)
+        return (
+            machine_code(self.rules.step, state, self.packed_config, 0, 0),
+            machine_code(self.rules.legal_mask, state, self.packed_config, 0, mask),
+            machine_code(self.rules.observe, state, self.packed_config, 0, 0, observation),
+        )
+
+    @property
+    def compiled(self) -> CompiledRules:
+        """The compiled ``step``, ``legal_mask`` and ``determinize`` themselves, for compiled
+        code (which cannot call methods); they take :attr:`packed_config` as ``cfg``."""
+        return CompiledRules(self.rules.step, self.rules.legal_mask, self.rules.determinize)
+
     def current_seat(self, state: np.ndarray, game: int) -> int:
         return int(state[game]["current"])
 
@@ -120,7 +152,14 @@ class Game:
         return state[game]["rewards"][: self.num_players].astype(np.float64)
 
     def hand_points(self, state: np.ndarray, game: int) -> list[int]:
+        """What the last hand added to each seat's ``match_points``: the points it won in Draw and
+        Block, the penalty pips left in its hand in Hungarian and Mexican Train."""
         return [int(x) for x in state[game]["hand_points"][: self.num_players]]
+
+    def pips_left(self, state: np.ndarray, game: int) -> list[int]:
+        """The pips left in each seat's hand when the last hand ended, in every variant (as
+        RULES.md counts them: Mexican Train's double blank may count more than 0)."""
+        return [int(x) for x in state[game]["pips_left"][: self.num_players]]
 
     def match_points(self, state: np.ndarray, game: int) -> list[int]:
         return [int(x) for x in state[game]["match_points"][: self.num_players]]
@@ -178,12 +217,45 @@ class Game:
         """The tile an action plays, or -1 for draw, pass and other non-plays."""
         raise NotImplementedError
 
+    def _hand(self, state: np.ndarray, game: int, seat: int) -> list[int]:
+        """The tiles ``seat`` holds, in index order."""
+        return [int(t) for t in np.flatnonzero(state[game]["location"][: self.num_tiles] == seat)]
+
     def render(self, state: np.ndarray, game: int, agent_names: list[str]) -> str:
         raise NotImplementedError
 
     def scene(self, state: np.ndarray, game: int) -> list[list[tuple[int, int]]]:
         """Rows of tile faces to draw as an image: the table first, then each seat's hand."""
         raise NotImplementedError
+
+
+class LineGame(Game):
+    """A variant played on one line with two ends (Draw, Block, Hungarian): its state has the
+    line fields of :data:`domino_env.games.core.LINE_FIELDS`."""
+
+    def _line(self, state: np.ndarray, game: int) -> list[tuple[int, int]]:
+        """The line of play, left to right, each tile with its faces in line order."""
+        s = state[game]
+        first = int(s["line_first"])
+        return [(int(a), int(b)) for a, b in s["line_faces"][first : first + int(s["tiles_on_table"])]]
+
+    def scene(self, state: np.ndarray, game: int) -> list[list[tuple[int, int]]]:
+        hands = [[tile_faces(t) for t in self._hand(state, game, seat)] for seat in range(self.num_players)]
+        return [self._line(state, game), *hands]
+
+
+class CompiledRules(NamedTuple):
+    step: Callable
+    legal_mask: Callable
+    determinize: Callable
+
+
+def machine_code(function: Callable, *args: Any) -> Callable:
+    """The compiled code of the numba function ``function`` for the types of ``args`` (compiled,
+    or loaded from the cache, without running it); ``function`` itself under NUMBA_DISABLE_JIT."""
+    if not isinstance(function, Dispatcher):
+        return function
+    return function.compile(tuple(numba.typeof(arg) for arg in args))
 
 
 def as_list(value: Any) -> Any:

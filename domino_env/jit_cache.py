@@ -53,10 +53,15 @@ def module_name(path: Path) -> str:
 
 def imported_files(path: Path) -> set[Path]:
     """Project files ``path`` imports anywhere in its body (``from p import m`` counts module
-    ``p.m`` when it is one, else ``p`` itself)."""
+    ``p.m`` when it is one, else ``p`` itself), and those matching its ``IMPLEMENTED_BY`` glob:
+    a module whose compiled code calls functions registered with it by modules it does not
+    import (the batch loops of :mod:`domino_env.games.core`) names them so."""
     tree = ast.parse(path.read_bytes(), filename=str(path))
     package = module_name(path) if path.name == "__init__.py" else module_name(path).rpartition(".")[0]
     found: set[Path | None] = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["IMPLEMENTED_BY"]:
+            found.update(ROOT.glob(ast.literal_eval(node.value)))
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found.update(module_file(alias.name) for alias in node.names)

@@ -23,14 +23,30 @@ def mix64(x: np.uint64) -> np.uint64:
     return x ^ (x >> np.uint64(31))
 
 
-def game_seed(seed: int, game: int) -> np.uint64:
-    """Generator state for game ``game`` of a batch reset with ``seed`` (an integer; anything else
-    is refused here, before the caller changes any state)."""
+def stream_base(seed: int) -> np.uint64:
+    """Where the streams of ``seed`` start (an integer; anything else is refused here, before the
+    caller changes any state)."""
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
         raise TypeError(f"a seed must be an integer, got {seed!r} ({type(seed).__name__})")
-    seed = int(seed)
-    base = mix64(np.uint64(seed % (1 << 64)))
+    return mix64(np.uint64(int(seed) % (1 << 64)))
+
+
+def game_seed(seed: int, game: int) -> np.uint64:
+    """Generator state for game ``game`` of a batch reset with ``seed``."""
+    base = stream_base(seed)
     return mix64(np.uint64((int(base) + game * int(_GOLDEN)) % (1 << 64)))
+
+
+def seed_batch(state: np.ndarray, seed: int) -> None:
+    """Seed every game of the batch ``state``: game ``g`` gets ``game_seed(seed, g)``."""
+    seed_streams(state, np.uint64(stream_base(seed)))  # mix64 called from Python returns an int
+
+
+@njit(cache=True)
+def seed_streams(state, base):
+    """``game_seed`` of every game at once (a million games in milliseconds, not seconds)."""
+    for g in range(state.shape[0]):
+        state[g].rng = mix64(base + np.uint64(g) * _GOLDEN)
 
 
 @njit(cache=True)

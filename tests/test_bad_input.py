@@ -8,7 +8,7 @@ import pytest
 
 import domino_env
 from domino_env.batched import MAX_BATCH_SIZE
-from domino_env.tiles import tile_faces
+from domino_env.tiles import num_tiles, tile_faces, tile_index
 
 
 def started(variant: str, **options) -> domino_env.DominoEnv:
@@ -90,3 +90,15 @@ def test_a_deal_with_a_wrong_number_of_hands_in_an_array_names_the_count() -> No
     with pytest.raises(ValueError, match="the deal must have 2 hands, one per seat, got 1"):
         env.reset(options={"deal": {"hands": hands[:1], "boneyard": []}})
     assert snapshot(env) == before
+
+
+def test_a_mexican_train_deal_given_as_numpy_arrays_plays_as_the_same_deal_in_lists() -> None:
+    hands = [[[12, 12], [1, 2]], [[3, 4], [5, 6]]]
+    dealt = {tile_index(a, b) for hand in hands for a, b in hand}
+    boneyard = [list(tile_faces(t)) for t in range(num_tiles(12)) if t not in dealt]
+    deal = {"hands": hands, "boneyard": boneyard}
+    from_arrays, from_lists = (domino_env.raw_env("mexican_train", num_players=2, hand_size=2) for _ in range(2))
+    from_arrays.reset(seed=0, options={"deal": {key: np.array(value) for key, value in deal.items()}})
+    from_lists.reset(seed=0, options={"deal": deal})
+    assert snapshot(from_arrays) == snapshot(from_lists)
+    assert from_lists.state_array[0]["starter"] == 0  # the deal was played: seat 0 holds 12-12

@@ -11,9 +11,10 @@ from typing import Any
 import numpy as np
 
 from domino_env import options as opt
-from domino_env.game import DealTiles, Game, as_list
+from domino_env.game import DealTiles, LineGame, as_list
+from domino_env.games import core
 from domino_env.games import draw_rules as rules
-from domino_env.tiles import SET_SIZES, num_tiles, tile_faces, tile_name, total_pips
+from domino_env.tiles import SET_SIZES, num_tiles, tile_name, total_pips
 
 # Most players each set can seat, and the default hand size (RULES.md section 1).
 MAX_PLAYERS_FOR_SET = {6: 5, 9: 9, 12: 10}
@@ -32,7 +33,7 @@ def default_hand_size(num_players: int, set_size: int) -> int:
     return 7
 
 
-class DrawGame(Game):
+class DrawGame(LineGame):
     """Draw Dominoes (RULES.md section 1).
 
     Options: ``num_players`` (2-10, default 2), ``set_size`` (6, 9 or 12; default by player
@@ -104,7 +105,7 @@ class DrawGame(Game):
             block_scoring=opt.choice("block_scoring", v["block_scoring"], rules.BLOCK_SCORING_NAMES),
             match=int(opt.boolean("match", v["match"])),
             target=opt.integer("target", v["target"], 1),
-            reward=opt.choice("reward", v["reward"], rules.REWARD_NAMES),
+            reward=opt.choice("reward", v["reward"], core.REWARD_NAMES),
             points_scale=total_pips(set_size),
         )
 
@@ -164,20 +165,6 @@ class DrawGame(Game):
         if action == 2 * cfg.num_tiles + 1:
             return "pass"
         return f"play {tile_name(action // 2)} on {('left', 'right')[action % 2]}"
-
-    def _line(self, state: np.ndarray, game: int) -> list[tuple[int, int]]:
-        """The line of play, left to right, each tile with its faces in line order."""
-        s = state[game]
-        first = int(s["line_first"])
-        return [(int(a), int(b)) for a, b in s["line_faces"][first : first + int(s["tiles_on_table"])]]
-
-    def _hand(self, state: np.ndarray, game: int, seat: int) -> list[int]:
-        location = state[game]["location"][: self.config.num_tiles]
-        return [int(t) for t in np.flatnonzero(location == seat)]
-
-    def scene(self, state: np.ndarray, game: int) -> list[list[tuple[int, int]]]:
-        hands = [[tile_faces(t) for t in self._hand(state, game, seat)] for seat in range(self.num_players)]
-        return [self._line(state, game), *hands]
 
     def render(self, state: np.ndarray, game: int, agent_names: list[str]) -> str:
         cfg = self.config

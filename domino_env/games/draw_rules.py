@@ -4,8 +4,10 @@ This module is the only place these rules live. The PettingZoo environment, the 
 the agents and the renderer all call the compiled functions below; none of them re-implements a
 rule. Block Dominoes is the same engine with drawing switched off (``allow_draw == 0``).
 
-A batch of games is one numpy record array (``STATE_DTYPE``), one record per game, sized for the
-largest configuration so that every configuration shares one compiled version of each function.
+It keeps the contract of :mod:`domino_env.games.core`, which also holds what every variant's
+rules share (the line of play, rewards, the batch loops). A batch of games is one numpy record
+array (``STATE_DTYPE``), one record per game, sized for the largest configuration so that every
+configuration shares one compiled version of each function.
 The configuration is a ``DrawConfig`` of plain integers; the compiled functions receive it as a
 one-record array (``Game.packed_config``) and read ``cfg[0].num_players``, because numba
 recognises an array argument several times faster than a NamedTuple, which matters for the
@@ -22,15 +24,16 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from domino_env.games import core
+from domino_env.games.core import HAND_OVER, LEFT, PLAYING, REWARD_POINTS, RIGHT
 from domino_env.rng import shuffle
 from domino_env.sampling import place_hidden_with_boneyard
 from domino_env.tiles import MAX_PIPS, MAX_TILES, TILE_HIGH, TILE_LOW, TILE_VALUE
 
 MAX_PLAYERS = 10
-
-# Where a tile is (the ``location`` field); 0 .. P-1 means in that seat's hand.
-IN_BONEYARD = -1
-ON_TABLE = -2
+# Where a tile is (the ``location`` field): 0 .. P-1 in that seat's hand, or in the boneyard (in
+# Block, never dealt), or on the table.
+IN_BONEYARD, ON_TABLE = core.UNDEALT, core.ON_TABLE
 
 # Lead rules (the ``lead`` option).
 LEAD_HIGHEST_DOUBLE = 0
@@ -39,43 +42,24 @@ LEAD_ANY = 2
 LEAD_NAMES = ("highest_double", "heaviest_tile", "any")
 
 BLOCK_SCORING_NAMES = ("opponents", "difference")
-REWARD_NAMES = ("win", "points")
 
-# What ``step`` reports.
-PLAYING = 0
-HAND_OVER = 1  # a hand of a match ended and the next hand has been dealt
-GAME_OVER = 2  # the episode ended
-
-LEFT, RIGHT = 0, 1
-NO_END = -1
-
-STATE_DTYPE = np.dtype(
-    (
-        np.record,  # records allow attribute access in plain Python too (NUMBA_DISABLE_JIT=1)
-        [
-            ("rng", np.uint64),
-            ("location", np.int8, (MAX_TILES,)),
-            ("boneyard", np.int8, (MAX_TILES,)),  # draw order; entries from boneyard_top on are left
-            ("boneyard_top", np.int16),
-            ("boneyard_size", np.int16),  # tiles put in the boneyard by the deal
-            ("hand_count", np.int16, (MAX_PLAYERS,)),
-            ("ends", np.int8, (2,)),  # open numbers at the left and right of the line
-            ("line_faces", np.int8, (2 * MAX_TILES + 1, 2)),  # the line, left to right, for rendering
-            ("line_first", np.int16),  # index into line_faces of the leftmost tile
-            ("tiles_on_table", np.int16),
-            ("current", np.int8),
-            ("leader", np.int8),
-            ("first_leader", np.int8),  # seat that leads hand 0 under lead="any"
-            ("lead_tile", np.int16),  # the tile that must be led, or -1 when any tile may lead
-            ("voids", np.uint8, (MAX_PLAYERS, MAX_PIPS + 1)),  # numbers a seat is known not to hold
-            ("match_points", np.int32, (MAX_PLAYERS,)),
-            ("hand_points", np.int32, (MAX_PLAYERS,)),  # points of the last finished hand
-            ("rewards", np.float32, (MAX_PLAYERS,)),  # rewards of the last step
-            ("hand_number", np.int16),
-            ("redeals", np.int16),  # throw-ins this hand because nobody held a double
-            ("game_over", np.uint8),
-        ],
-    ),
+# ``hand_points``: the points each seat won in the last hand (its side's, with partnerships).
+STATE_DTYPE = core.state_dtype(
+    MAX_PLAYERS,
+    [
+        ("location", np.int8, (MAX_TILES,)),
+        ("boneyard", np.int8, (MAX_TILES,)),  # draw order; entries from boneyard_top on are left
+        ("boneyard_top", np.int16),
+        ("boneyard_size", np.int16),  # tiles put in the boneyard by the deal
+        ("hand_count", np.int16, (MAX_PLAYERS,)),
+        *core.LINE_FIELDS,
+        ("leader", np.int8),
+        ("first_leader", np.int8),  # seat that leads hand 0 under lead="any"
+        ("lead_tile", np.int16),  # the tile that must be led, or -1 when any tile may lead
+        ("voids", np.uint8, (MAX_PLAYERS, MAX_PIPS + 1)),  # numbers a seat is known not to hold
+        ("hand_number", np.int16),
+        ("redeals", np.int16),  # throw-ins this hand because nobody held a double
+    ],
 )
 
 
@@ -140,14 +124,6 @@ OBSERVATION_BLOCKS = (
 )
 
 
-@njit(cache=True)
-def observation_size(cfg):
-    total = 0
-    for size in layout_sizes(cfg):
-        total += size
-    return total
-
-
 # ----------------------------------------------------------------------------------------------
 # Small helpers
 
@@ -169,11 +145,6 @@ def drawable(state, cfg, g):
 
 
 @njit(cache=True)
-def fits(tile, number):
-    return TILE_LOW[tile] == number or TILE_HIGH[tile] == number
-
-
-@njit(cache=True)
 def is_blocked(state, cfg, g):
     """No player can play and no player can draw (RULES.md: "Blocked")."""
     if drawable(state, cfg, g) > 0:
@@ -181,7 +152,7 @@ def is_blocked(state, cfg, g):
     s = state[g]
     left, right = s.ends[LEFT], s.ends[RIGHT]
     for t in range(cfg[0].num_tiles):
-        if s.location[t] >= 0 and (fits(t, left) or fits(t, right)):
+        if s.location[t] >= 0 and (core.fits(t, left) or core.fits(t, right)):
             return False
     return True
 
@@ -215,10 +186,7 @@ def lay_out(state, cfg, g, order):
     for i in range(s.boneyard_size):
         s.boneyard[i] = order[dealt + i]
     s.boneyard_top = 0
-    s.ends[LEFT] = NO_END
-    s.ends[RIGHT] = NO_END
-    s.line_first = MAX_TILES
-    s.tiles_on_table = 0
+    core.clear_line(s)
     s.voids[:, :] = 0
     s.redeals = 0
 
@@ -304,7 +272,9 @@ def start_game_from_deal(state, cfg, g, order, first_leader):
 
 @njit(cache=True)
 def legal_mask(state, cfg, g, mask):
-    """Write the acting seat's legal actions into ``mask`` (int8); return how many there are."""
+    """Write the acting seat's legal actions into ``mask`` (int8) and return how many there are:
+    the lead, or each tile against each open end it fits, then drawing (when no tile fits, or
+    always under ``voluntary_draw``) or else passing."""
     mask[:] = 0
     s = state[g]
     if s.game_over:
@@ -323,10 +293,10 @@ def legal_mask(state, cfg, g, mask):
     left, right = s.ends[LEFT], s.ends[RIGHT]
     for t in range(cfg[0].num_tiles):
         if s.location[t] == seat:
-            if fits(t, left):
+            if core.fits(t, left):
                 mask[2 * t] = 1
                 count += 1
-            if fits(t, right):
+            if core.fits(t, right):
                 mask[2 * t + 1] = 1
                 count += 1
     if drawable(state, cfg, g) > 0 and (count == 0 or cfg[0].voluntary_draw):
@@ -343,37 +313,11 @@ def legal_mask(state, cfg, g, mask):
 
 
 @njit(cache=True)
-def place(state, g, tile, end):
-    """Put ``tile`` against ``end`` of the line and update the open numbers."""
-    s = state[g]
-    low, high = TILE_LOW[tile], TILE_HIGH[tile]
-    if s.tiles_on_table == 0:
-        s.ends[LEFT], s.ends[RIGHT] = low, high
-        s.line_first = MAX_TILES
-        s.line_faces[MAX_TILES, 0], s.line_faces[MAX_TILES, 1] = low, high
-    elif end == LEFT:
-        inner = s.ends[LEFT]
-        outer = high if low == inner else low
-        s.ends[LEFT] = outer
-        s.line_first -= 1
-        s.line_faces[s.line_first, 0], s.line_faces[s.line_first, 1] = outer, inner
-    else:
-        inner = s.ends[RIGHT]
-        outer = high if low == inner else low
-        s.ends[RIGHT] = outer
-        last = s.line_first + s.tiles_on_table
-        s.line_faces[last, 0], s.line_faces[last, 1] = inner, outer
-    s.location[tile] = ON_TABLE
-    s.tiles_on_table += 1
-
-
-@njit(cache=True)
 def step(state, cfg, g, action):
-    """Apply the acting seat's ``action`` (already known to be legal) and return PLAYING,
-    HAND_OVER or GAME_OVER. ``rewards`` holds this step's rewards afterwards."""
+    """Apply the acting seat's ``action`` (already known to be legal): draw, pass, or play a tile
+    on an end. Returns PLAYING, HAND_OVER or GAME_OVER, this step's rewards in ``rewards``."""
     s = state[g]
-    s.rewards[:] = 0
-    seat = s.current
+    seat = core.begin_step(s)
     if action == draw_action(cfg):
         tile = s.boneyard[s.boneyard_top]
         s.boneyard_top += 1
@@ -392,7 +336,7 @@ def step(state, cfg, g, action):
         s.current = (seat + 1) % cfg[0].num_players
         return PLAYING
     else:
-        place(state, g, action // 2, action % 2)
+        core.place(state, g, action // 2, action % 2)
         s.hand_count[seat] -= 1
         if s.hand_count[seat] == 0:
             return finish_hand(state, cfg, g, seat)
@@ -427,50 +371,37 @@ def finish_hand(state, cfg, g, domino_seat):
     deal the next hand of a match or end the episode."""
     s = state[g]
     players = cfg[0].num_players
-    pips = np.zeros(players, np.int64)
-    pips_in_hands(state, cfg, g, pips)
-    side = hand_winner_side(state, cfg, g, domino_seat, pips)
+    pips_in_hands(state, cfg, g, s.pips_left)
+    side = hand_winner_side(state, cfg, g, domino_seat, s.pips_left)
     s.hand_points[:] = 0
+    won = np.zeros(players, np.uint8)
     if side >= 0:
-        winners = 0
         winner_pips = 0
         loser_pips = 0
         for seat in range(players):
-            if team_of(cfg, seat) == side:
-                winners += 1
-                winner_pips += pips[seat]
+            won[seat] = team_of(cfg, seat) == side
+            if won[seat]:
+                winner_pips += s.pips_left[seat]
             else:
-                loser_pips += pips[seat]
+                loser_pips += s.pips_left[seat]
         points = loser_pips
         if domino_seat < 0 and cfg[0].block_scoring == 1:
             # "difference": the opponents' pips minus the winner's own, once per opponent. For a
             # partnership the two teams' combined pips are compared.
             points = loser_pips - winner_pips * (1 if cfg[0].partnerships else players - 1)
         for seat in range(players):
-            if team_of(cfg, seat) == side:
-                s.hand_points[seat] = points
-                s.rewards[seat] = 1.0 / winners
-            else:
-                s.rewards[seat] = -1.0 / (players - winners)
-        if cfg[0].reward == 1:
-            mean = 0.0
-            for seat in range(players):
-                mean += s.hand_points[seat]
-            mean /= players
-            for seat in range(players):
-                s.rewards[seat] = (s.hand_points[seat] - mean) / cfg[0].points_scale
+            s.hand_points[seat] = points if won[seat] else 0
+    if cfg[0].reward == REWARD_POINTS:
+        core.share_points(s, players, cfg[0].points_scale, 1.0, core.NOBODY_OUT)
+    else:
+        core.share_win(s, won, players, core.NOBODY_OUT)
     for seat in range(players):
         s.match_points[seat] += s.hand_points[seat]
-    if cfg[0].match:
-        for seat in range(players):
-            if s.match_points[seat] >= cfg[0].target:
-                s.game_over = 1
-                return GAME_OVER
-        s.hand_number += 1
-        start_hand(state, cfg, g)
-        return HAND_OVER
-    s.game_over = 1
-    return GAME_OVER
+    if not cfg[0].match or s.match_points[:players].max() >= cfg[0].target:
+        return core.end_episode(s)
+    s.hand_number += 1
+    start_hand(state, cfg, g)
+    return HAND_OVER
 
 
 # ----------------------------------------------------------------------------------------------
@@ -479,27 +410,15 @@ def finish_hand(state, cfg, g, domino_seat):
 
 @njit(cache=True)
 def observe(state, cfg, g, seat, out):
-    """Write what ``seat`` may know into ``out`` (float32), relative to ``seat``.
-
-    Only public facts and the seat's own hand are read: the faces of other hands and of the
-    boneyard never reach ``out``.
-    """
+    """Write what ``seat`` may know into ``out`` (float32), seats relative to ``seat``: the
+    blocks of ``OBSERVATION_BLOCKS``. Only public facts and the seat's own hand are read: the
+    faces of other hands and of the boneyard never reach ``out``."""
     out[:] = 0.0
     s = state[g]
     players = cfg[0].num_players
     tiles = cfg[0].num_tiles
-    numbers = cfg[0].set_size + 1
-    sizes = layout_sizes(cfg)
-    offsets = np.zeros(len(sizes) + 1, np.int64)
-    for i in range(len(sizes)):
-        offsets[i + 1] = offsets[i] + sizes[i]
-    hand, table, left, right, hand_sizes, bone, voids, to_act, points = offsets[:9]
-    for t in range(tiles):
-        where = s.location[t]
-        if where == seat:
-            out[hand + t] = 1.0
-        elif where == ON_TABLE:
-            out[table + t] = 1.0
+    hand, table, left, right, hand_sizes, bone, voids, to_act, points = core.offsets(layout_sizes(cfg))[:9]
+    core.observe_tiles(s, seat, tiles, out, hand, table)
     if s.tiles_on_table > 0:
         out[left + s.ends[LEFT]] = 1.0
         out[right + s.ends[RIGHT]] = 1.0
@@ -507,52 +426,8 @@ def observe(state, cfg, g, seat, out):
         other = (seat + r) % players
         out[hand_sizes + r] = s.hand_count[other] / tiles
         out[points + r] = s.match_points[other] / cfg[0].target
-        if r > 0:
-            for n in range(numbers):
-                out[voids + (r - 1) * numbers + n] = s.voids[other, n]
     out[bone] = drawable(state, cfg, g) / tiles
-    if not s.game_over:
-        out[to_act + (s.current - seat) % players] = 1.0
-
-
-# ----------------------------------------------------------------------------------------------
-# Batched driving: every game of the batch in one call. Each rules module keeps its own copy of
-# these three short loops: a shared driver taking the rules functions as arguments would work,
-# but numba cannot cache such a function, and every process would compile it again.
-
-
-@njit(cache=True)
-def emit(state, cfg, g, obs, mask, seat):
-    """The acting seat of game ``g``, its observation and its legal actions."""
-    seat[g] = state[g].current
-    observe(state, cfg, g, state[g].current, obs[g])
-    legal_mask(state, cfg, g, mask[g])
-
-
-@njit(cache=True)
-def batch_reset(state, cfg, obs, mask, seat):
-    for g in range(state.shape[0]):
-        start_game(state, cfg, g)
-        emit(state, cfg, g, obs, mask, seat)
-
-
-@njit(cache=True)
-def batch_step(state, cfg, actions, obs, mask, seat, rewards, done, hand_over, hand_points):
-    """Step every game; a game that ends restarts at once, so ``obs``/``mask``/``seat`` are its
-    new first position while ``rewards``/``done`` report the end. ``hand_over`` and
-    ``hand_points`` report hands that ended on this step (in a match, before the episode ends)."""
-    players = cfg[0].num_players
-    for g in range(state.shape[0]):
-        status = step(state, cfg, g, actions[g])
-        s = state[g]
-        hand_over[g] = status != PLAYING
-        done[g] = status == GAME_OVER
-        for p in range(players):
-            rewards[g, p] = s.rewards[p]
-            hand_points[g, p] = s.hand_points[p] if hand_over[g] else 0
-        if done[g]:
-            start_game(state, cfg, g)
-        emit(state, cfg, g, obs, mask, seat)
+    core.observe_turn(s, seat, players, cfg[0].set_size + 1, out, voids, to_act)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -576,29 +451,15 @@ def determinize(state, cfg, g, observer, out, h):
     middle of drawing may just have drawn a tile that fits them (it must play it next).
     Returns True when the draw is exactly uniform (see :mod:`domino_env.sampling`).
     """
-    generator = out[h].rng
-    out[h] = state[g]
-    out[h].rng = generator
-    s = out[h]
-    players = cfg[0].num_players
-    acting = s.current
     # Before the lead, the tile that must lead is known to be the leader's.
-    known_lead = s.lead_tile if s.tiles_on_table == 0 and s.lead_tile >= 0 else -1
-    hidden = np.empty(cfg[0].num_tiles, np.int64)
-    count = 0
-    for t in range(cfg[0].num_tiles):
-        where = s.location[t]
-        if where != ON_TABLE and where != observer and t != known_lead:
-            hidden[count] = t
-            count += 1
-    hidden = hidden[:count]
+    lead = state[g].lead_tile
+    known_lead = lead if state[g].tiles_on_table == 0 and lead >= 0 else -1
+    players = cfg[0].num_players
+    tiles = cfg[0].num_tiles
+    hidden, capacity, forbidden = core.start_determinize(state, g, observer, out, h, players, tiles, known_lead)
+    s = out[h]
+    acting = s.current
     # Places 0 .. P-1 are the seats (the observer's own takes nothing), place P the boneyard.
-    capacity = np.zeros(players + 1, np.int64)
-    forbidden = np.zeros((players + 1, MAX_PIPS + 1), np.uint8)
-    for seat in range(players):
-        if seat != observer:
-            capacity[seat] = s.hand_count[seat]
-            forbidden[seat, :] = s.voids[seat, :]
     if acting != observer and s.tiles_on_table > 0:
         forbidden[acting, s.ends[LEFT]] = 0
         forbidden[acting, s.ends[RIGHT]] = 0
@@ -609,3 +470,6 @@ def determinize(state, cfg, g, observer, out, h):
     return place_hidden_with_boneyard(
         out, h, hidden, capacity, forbidden, s.location, s.boneyard, s.boneyard_top, IN_BONEYARD
     )
+
+
+core.implement(STATE_DTYPE, start_game=start_game, step=step, observe=observe, legal_mask=legal_mask)

@@ -11,14 +11,15 @@ from typing import Any
 import numpy as np
 
 from domino_env import options as opt
-from domino_env.game import DealTiles, Game, as_list
+from domino_env.game import DealTiles, LineGame, as_list
+from domino_env.games import core
 from domino_env.games import hungarian_rules as rules
-from domino_env.tiles import tile_faces, tile_name
+from domino_env.tiles import tile_name
 
 SIDES = ("left", "right")
 
 
-class HungarianGame(Game):
+class HungarianGame(LineGame):
     """Hungarian Dominoes (RULES.md section 3): no boneyard, 4 tiles set aside unseen, and each
     turn a run of tiles that the player must keep extending while one fits.
 
@@ -64,7 +65,7 @@ class HungarianGame(Game):
             match=int(match),
             limit=opt.integer("limit", v["limit"], 1),
             elimination=int(elimination),
-            reward=opt.choice("reward", v["reward"], rules.REWARD_NAMES),
+            reward=opt.choice("reward", v["reward"], core.REWARD_NAMES),
         )
 
     # ------------------------------------------------------------------ seats
@@ -100,19 +101,6 @@ class HungarianGame(Game):
         if action == rules.PASS:
             return "pass"
         return f"play {tile_name(action // 2)} on {SIDES[action % 2]}"
-
-    def _line(self, state: np.ndarray, game: int) -> list[tuple[int, int]]:
-        """The line of play, left to right, each tile with its faces in line order."""
-        s = state[game]
-        first = int(s["line_first"])
-        return [(int(a), int(b)) for a, b in s["line_faces"][first : first + int(s["tiles_on_table"])]]
-
-    def _hand(self, state: np.ndarray, game: int, seat: int) -> list[int]:
-        return [int(t) for t in np.flatnonzero(state[game]["location"] == seat)]
-
-    def scene(self, state: np.ndarray, game: int) -> list[list[tuple[int, int]]]:
-        hands = [[tile_faces(t) for t in self._hand(state, game, seat)] for seat in range(self.num_players)]
-        return [self._line(state, game), *hands]
 
     def render(self, state: np.ndarray, game: int, agent_names: list[str]) -> str:
         s = state[game]

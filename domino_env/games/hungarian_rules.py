@@ -2,11 +2,11 @@
 
 This module is the only place these rules live. The PettingZoo environment, the batched engine,
 the agents and the renderer all call the compiled functions below; none of them re-implements a
-rule. It follows the shape of :mod:`domino_env.games.draw_rules` (whose line helpers ``fits``
-and ``place`` it shares): a batch of games is one numpy record array (``STATE_DTYPE``), one
-record per game, and the configuration is a ``HungarianConfig`` of plain integers, which the
-compiled functions receive packed as a one-record array (``Game.packed_config``, read as
-``cfg[0].num_players``).
+rule. It follows the shape of :mod:`domino_env.games.draw_rules` and keeps the contract of
+:mod:`domino_env.games.core` (whose line helpers ``fits`` and ``place`` it shares): a batch of
+games is one numpy record array (``STATE_DTYPE``), one record per game, and the configuration is
+a ``HungarianConfig`` of plain integers, which the compiled functions receive packed as a
+one-record array (``Game.packed_config``, read as ``cfg[0].num_players``).
 
 The turn. A turn is a run of single-tile actions by one player, who must keep playing while a
 tile fits: after each play the same seat stays to act if it holds a tile for the end its run is
@@ -43,10 +43,11 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from domino_env.games.draw_rules import LEFT, NO_END, ON_TABLE, RIGHT, fits, place
+from domino_env.games import core
+from domino_env.games.core import HAND_OVER, LEFT, NO_END, PLAYING, REWARD_POINTS, RIGHT
 from domino_env.rng import below, shuffle
 from domino_env.sampling import DEFAULT_TRIES, place_hidden
-from domino_env.tiles import MAX_TILES, TILE_HIGH, TILE_LOW, TILE_VALUE, total_pips
+from domino_env.tiles import TILE_HIGH, TILE_LOW, TILE_VALUE, total_pips
 
 MAX_PLAYERS = 4
 NUM_TILES = 28  # always the double-six set
@@ -55,44 +56,28 @@ SET_ASIDE_TILES = 4  # never used in a hand: 24 tiles are dealt to 2, 3 or 4 pla
 LARGEST_HAND = (NUM_TILES - SET_ASIDE_TILES) // 2
 POINTS_SCALE = total_pips(6)  # 168: no player holds more, so |points reward| <= 1
 
-# Where a tile is (the ``location`` field); 0 .. P-1 means in that seat's hand.
-SET_ASIDE = -1
-
-REWARD_NAMES = ("win", "points")
-
-# What ``step`` reports.
-PLAYING = 0
-HAND_OVER = 1  # a hand of a match ended and the next hand has been dealt
-GAME_OVER = 2  # the episode ended
+# Where a tile is (the ``location`` field): 0 .. P-1 in that seat's hand, set aside, or on the table.
+SET_ASIDE, ON_TABLE = core.UNDEALT, core.ON_TABLE
 
 PASS = 2 * NUM_TILES
 NUM_ACTIONS = 2 * NUM_TILES + 1  # a play per (tile, side), then pass
 
 
-STATE_DTYPE = np.dtype(
-    (
-        np.record,  # records allow attribute access in plain Python too (NUMBA_DISABLE_JIT=1)
-        [
-            ("rng", np.uint64),
-            ("location", np.int8, (NUM_TILES,)),
-            ("hand_count", np.int16, (MAX_PLAYERS,)),
-            ("ends", np.int8, (2,)),  # open numbers at the left and right of the line; NO_END if closed
-            ("line_faces", np.int8, (2 * MAX_TILES + 1, 2)),  # the line, left to right (draw's ``place``)
-            ("line_first", np.int16),  # index into line_faces of the leftmost tile
-            ("tiles_on_table", np.int16),
-            ("current", np.int8),
-            ("leader", np.int8),  # seat that led this hand
-            ("run_active", np.uint8),  # the seat to act has played a tile this turn
-            ("run_end", np.int8),  # LEFT or RIGHT: the end the run is bound to; NO_END when not bound
-            ("voids", np.uint8, (MAX_PLAYERS, NUMBERS)),  # numbers a seat is known not to hold
-            ("lost", np.uint8, (MAX_PLAYERS,)),  # eliminated, or the match's loser once it is over
-            ("match_points", np.int32, (MAX_PLAYERS,)),
-            ("hand_points", np.int32, (MAX_PLAYERS,)),  # points of the last finished hand
-            ("rewards", np.float32, (MAX_PLAYERS,)),  # rewards of the last step
-            ("hand_number", np.int16),
-            ("game_over", np.uint8),
-        ],
-    ),
+# ``hand_points``: the pips left in each hand (penalty points), as ``pips_left``. A closed end of
+# the line is NO_END.
+STATE_DTYPE = core.state_dtype(
+    MAX_PLAYERS,
+    [
+        ("location", np.int8, (NUM_TILES,)),
+        ("hand_count", np.int16, (MAX_PLAYERS,)),
+        *core.LINE_FIELDS,
+        ("leader", np.int8),  # seat that led this hand
+        ("run_active", np.uint8),  # the seat to act has played a tile this turn
+        ("run_end", np.int8),  # LEFT or RIGHT: the end the run is bound to; NO_END when not bound
+        ("voids", np.uint8, (MAX_PLAYERS, NUMBERS)),  # numbers a seat is known not to hold
+        ("lost", np.uint8, (MAX_PLAYERS,)),  # eliminated, or the match's loser once it is over
+        ("hand_number", np.int16),
+    ],
 )
 
 
@@ -144,15 +129,6 @@ OBSERVATION_BLOCKS = (
 )
 
 
-@njit(cache=True)
-def observation_size(cfg):
-    """Length of the observation vector."""
-    total = 0
-    for size in layout_sizes(cfg):
-        total += size
-    return total
-
-
 # ----------------------------------------------------------------------------------------------
 # Small helpers
 
@@ -174,7 +150,7 @@ def holds_fit(state, g, seat, number):
         return False
     s = state[g]
     for t in range(NUM_TILES):
-        if s.location[t] == seat and fits(t, number):
+        if s.location[t] == seat and core.fits(t, number):
             return True
     return False
 
@@ -185,7 +161,7 @@ def is_blocked(state, g):
     s = state[g]
     left, right = s.ends[LEFT], s.ends[RIGHT]
     for t in range(NUM_TILES):
-        if s.location[t] >= 0 and (fits(t, left) or fits(t, right)):
+        if s.location[t] >= 0 and (core.fits(t, left) or core.fits(t, right)):
             return False
     return True
 
@@ -222,10 +198,7 @@ def lay_out(state, cfg, g, order):
             s.location[order[i]] = seat
         s.hand_count[seat] = size
         dealt += size
-    s.ends[LEFT] = NO_END
-    s.ends[RIGHT] = NO_END
-    s.line_first = MAX_TILES
-    s.tiles_on_table = 0
+    core.clear_line(s)
     s.run_active = 0
     s.run_end = NO_END
     s.voids[:, :] = 0
@@ -279,12 +252,12 @@ def start_game_from_deal(state, cfg, g, order, leader):
 @njit(cache=True)
 def legal_mask(state, cfg, g, mask):
     """Write the acting seat's legal actions into ``mask`` (int8); return how many there are."""
-    mask[:] = 0
     s = state[g]
+    mask[:] = 0
     if s.game_over:
         return 0
-    seat = s.current
     count = 0
+    seat = s.current
     if s.tiles_on_table == 0:
         for t in range(NUM_TILES):
             if s.location[t] == seat:
@@ -302,13 +275,13 @@ def legal_mask(state, cfg, g, mask):
         if number == NO_END:
             continue
         for t in range(NUM_TILES):
-            if s.location[t] == seat and fits(t, number):
+            if s.location[t] == seat and core.fits(t, number):
                 mask[2 * t + side] = 1
                 count += 1
-    if count == 0:
-        mask[PASS] = 1
-        count = 1
-    return count
+    if count > 0:
+        return count
+    mask[PASS] = 1  # a seat that cannot play at the start of its turn passes
+    return 1
 
 
 # ----------------------------------------------------------------------------------------------
@@ -317,11 +290,11 @@ def legal_mask(state, cfg, g, mask):
 
 @njit(cache=True)
 def step(state, cfg, g, action):
-    """Apply the acting seat's ``action`` (already known to be legal) and return PLAYING,
-    HAND_OVER or GAME_OVER. ``rewards`` holds this step's rewards afterwards."""
+    """Apply the acting seat's legal ``action``: a pass, or a tile that starts or goes on with its
+    run, which continues while the seat holds a tile for the run's end. Returns PLAYING,
+    HAND_OVER or GAME_OVER, with this step's rewards in ``rewards``."""
     s = state[g]
-    s.rewards[:] = 0
-    seat = s.current
+    seat = core.begin_step(s)
     if action == PASS:
         mark_void(state, g, seat, LEFT)
         mark_void(state, g, seat, RIGHT)
@@ -329,7 +302,7 @@ def step(state, cfg, g, action):
         return PLAYING
     side = action % 2
     leading = s.tiles_on_table == 0
-    place(state, g, action // 2, side)
+    core.place(state, g, action // 2, side)
     s.hand_count[seat] -= 1
     s.run_active = 1
     if not leading:
@@ -357,49 +330,29 @@ def step(state, cfg, g, action):
 
 
 @njit(cache=True)
-def won_hand(state, g, seat, domino_seat, lowest):
-    """Whether ``seat`` (in play) won the hand: it went out, or, when the hand was blocked
-    (``domino_seat`` -1), it holds the lowest total."""
-    if domino_seat >= 0:
-        return seat == domino_seat
-    return state[g].hand_points[seat] == lowest
-
-
-@njit(cache=True)
 def pay_rewards(state, cfg, g, domino_seat):
     """``hand_points`` (pips left in each hand) and this hand's rewards for the seats in play:
-    winners share +1 and losers -1, or under ``reward="points"`` minus the pips left, less the
-    mean, over ``POINTS_SCALE``. Eliminated seats hold nothing and get nothing."""
+    winners (the seat that went out, or else the lowest totals) share +1 and losers -1, or under
+    ``reward="points"`` the mean of the pips left less one's own, over ``POINTS_SCALE``.
+    Eliminated seats hold nothing and get nothing."""
     s = state[g]
     players = cfg[0].num_players
     s.hand_points[:] = 0
     for t in range(NUM_TILES):
         if s.location[t] >= 0:
             s.hand_points[s.location[t]] += TILE_VALUE[t]
-    lowest = 1 << 30
-    players_in = 0
-    total = 0
-    for seat in range(players):
-        if not s.lost[seat]:
-            players_in += 1
-            total += s.hand_points[seat]
-            lowest = min(lowest, s.hand_points[seat])
-    if cfg[0].reward == 1:
-        mean = total / players_in
-        for seat in range(players):
-            if not s.lost[seat]:
-                s.rewards[seat] = (mean - s.hand_points[seat]) / POINTS_SCALE
+    s.pips_left[:] = s.hand_points
+    if cfg[0].reward == REWARD_POINTS:
+        core.share_points(s, players, POINTS_SCALE, -1.0, s.lost)
         return
-    winners = 0
-    for seat in range(players):
-        if not s.lost[seat] and won_hand(state, g, seat, domino_seat, lowest):
-            winners += 1
-    if winners == players_in:
-        return  # everyone in play tied: nobody wins
+    lowest = 1 << 30
     for seat in range(players):
         if not s.lost[seat]:
-            won = won_hand(state, g, seat, domino_seat, lowest)
-            s.rewards[seat] = 1.0 / winners if won else -1.0 / (players_in - winners)
+            lowest = min(lowest, s.hand_points[seat])
+    won = np.zeros(players, np.uint8)
+    for seat in range(players):
+        won[seat] = seat == domino_seat if domino_seat >= 0 else s.hand_points[seat] == lowest
+    core.share_win(s, won, players, s.lost)
 
 
 @njit(cache=True)
@@ -449,8 +402,7 @@ def finish_hand(state, cfg, g, domino_seat):
     for seat in range(cfg[0].num_players):
         s.match_points[seat] += s.hand_points[seat]
     if not cfg[0].match or settle_limit(state, cfg, g):
-        s.game_over = 1
-        return GAME_OVER
+        return core.end_episode(s)
     s.hand_number += 1
     s.leader = next_in_play(state, cfg, g, s.leader)
     start_hand(state, cfg, g)
@@ -471,23 +423,9 @@ def observe(state, cfg, g, seat, out):
     out[:] = 0.0
     s = state[g]
     players = cfg[0].num_players
-    sizes = layout_sizes(cfg)
-    table = sizes[0]
-    left = table + sizes[1]
-    right = left + sizes[2]
-    run = right + sizes[3]
-    run_end = run + sizes[4]
-    hand_sizes = run_end + sizes[5]
-    voids = hand_sizes + sizes[6]
-    out_of_play = voids + sizes[7]
-    to_act = out_of_play + sizes[8]
-    points = to_act + sizes[9]
-    for t in range(NUM_TILES):
-        where = s.location[t]
-        if where == seat:
-            out[t] = 1.0
-        elif where == ON_TABLE:
-            out[table + t] = 1.0
+    starts = core.offsets(layout_sizes(cfg))
+    hand, table, left, right, run, run_end, hand_sizes, voids, out_of_play, to_act, points = starts[:11]
+    core.observe_tiles(s, seat, NUM_TILES, out, hand, table)
     if s.ends[LEFT] != NO_END:
         out[left + s.ends[LEFT]] = 1.0
     if s.ends[RIGHT] != NO_END:
@@ -501,49 +439,7 @@ def observe(state, cfg, g, seat, out):
         out[hand_sizes + r] = s.hand_count[other] / LARGEST_HAND
         out[out_of_play + r] = s.lost[other]
         out[points + r] = s.match_points[other] / cfg[0].limit
-        if r > 0:
-            for n in range(NUMBERS):
-                out[voids + (r - 1) * NUMBERS + n] = s.voids[other, n]
-    if not s.game_over:
-        out[to_act + (s.current - seat) % players] = 1.0
-
-
-# ----------------------------------------------------------------------------------------------
-# Batched driving: every game of the batch in one call.
-
-
-@njit(cache=True)
-def emit(state, cfg, g, obs, mask, seat):
-    """The acting seat of game ``g``, its observation and its legal actions."""
-    seat[g] = state[g].current
-    observe(state, cfg, g, state[g].current, obs[g])
-    legal_mask(state, cfg, g, mask[g])
-
-
-@njit(cache=True)
-def batch_reset(state, cfg, obs, mask, seat):
-    for g in range(state.shape[0]):
-        start_game(state, cfg, g)
-        emit(state, cfg, g, obs, mask, seat)
-
-
-@njit(cache=True)
-def batch_step(state, cfg, actions, obs, mask, seat, rewards, done, hand_over, hand_points):
-    """Step every game; a game that ends restarts at once, so ``obs``/``mask``/``seat`` are its
-    new first position while ``rewards``/``done`` report the end. ``hand_over`` and
-    ``hand_points`` report hands that ended on this step (in a match, before the episode ends)."""
-    players = cfg[0].num_players
-    for g in range(state.shape[0]):
-        status = step(state, cfg, g, actions[g])
-        s = state[g]
-        hand_over[g] = status != PLAYING
-        done[g] = status == GAME_OVER
-        for p in range(players):
-            rewards[g, p] = s.rewards[p]
-            hand_points[g, p] = s.hand_points[p] if hand_over[g] else 0
-        if done[g]:
-            start_game(state, cfg, g)
-        emit(state, cfg, g, obs, mask, seat)
+    core.observe_turn(s, seat, players, NUMBERS, out, voids, to_act)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -561,28 +457,17 @@ def determinize(state, cfg, g, observer, out, h):
     which the copy keeps, so nothing hidden in game ``g`` reaches the result. Returns True when
     the draw is exactly uniform (see :mod:`domino_env.sampling`).
     """
-    generator = out[h].rng
-    out[h] = state[g]
-    out[h].rng = generator
-    s = out[h]
     players = cfg[0].num_players
-    hidden = np.empty(NUM_TILES, np.int64)
-    count = 0
-    for t in range(NUM_TILES):
-        if s.location[t] != ON_TABLE and s.location[t] != observer:
-            hidden[count] = t
-            count += 1
-    hidden = hidden[:count]
+    hidden, capacity, forbidden = core.start_determinize(state, g, observer, out, h, players, NUM_TILES, -1)
+    s = out[h]
+    count = hidden.shape[0]
     # Places 0 .. P-1 are the seats (the observer's own takes nothing), place P the tiles set aside.
-    capacity = np.zeros(players + 1, np.int64)
-    forbidden = np.zeros((players + 1, NUMBERS), np.uint8)
-    for seat in range(players):
-        if seat != observer:
-            capacity[seat] = s.hand_count[seat]
-            forbidden[seat, :] = s.voids[seat, :]
     capacity[players] = count - capacity[:players].sum()
     placement = np.empty(count, np.int64)
     exact = place_hidden(out, h, hidden, capacity, forbidden, placement, DEFAULT_TRIES)
     for i in range(count):
         s.location[hidden[i]] = SET_ASIDE if placement[i] == players else placement[i]
     return exact
+
+
+core.implement(STATE_DTYPE, start_game=start_game, step=step, observe=observe, legal_mask=legal_mask)

@@ -11,9 +11,10 @@ from typing import Any
 import numpy as np
 
 from domino_env import options as opt
-from domino_env.game import Game
+from domino_env.game import DealTiles, Game
+from domino_env.games import core
 from domino_env.games import mexican_train_rules as rules
-from domino_env.tiles import num_tiles, parse_tile, tile_faces, tile_index, tile_name, total_pips
+from domino_env.tiles import num_tiles, tile_faces, tile_index, tile_name, total_pips
 
 # Hand sizes by set and player count (RULES.md section 4).
 HAND_SIZES = {
@@ -101,7 +102,7 @@ class MexicanTrainGame(Game):
             first_turn=opt.choice("first_turn", v["first_turn"], rules.FIRST_TURN_NAMES),
             double_blank_value=blank,
             match=int(opt.boolean("match", v["match"])),
-            reward=opt.choice("reward", v["reward"], rules.REWARD_NAMES),
+            reward=opt.choice("reward", v["reward"], core.REWARD_NAMES),
             points_scale=total_pips(set_size) + blank,
         )
 
@@ -112,31 +113,15 @@ class MexicanTrainGame(Game):
         the engine first or, with the engine set aside, plays first)."""
         cfg = self.config
         self.check_deal_keys(deal, ("hands", "boneyard", "leader"))
-        for key in ("hands", "boneyard"):
-            if not isinstance(deal.get(key), (list, tuple)):
-                raise ValueError(f"the deal needs {key!r} as a list of tiles")
-        hands = deal["hands"]
-        if len(hands) != cfg.num_players:
-            raise ValueError(f"the deal must have {cfg.num_players} hands, one per seat")
+        hands = self.deal_hands(deal)
+        if "boneyard" not in deal:
+            raise ValueError("the deal needs 'boneyard' as a list of tiles")
         leader = deal.get("leader")
         if leader is not None:
             leader = opt.integer("deal['leader']", leader, 0, cfg.num_players - 1)
-        seen: dict[int, str] = {}
-
-        def take(tiles: Any, where: str) -> list[int]:
-            if not isinstance(tiles, (list, tuple)):
-                raise ValueError(f"{where} must be a list of tiles, got {tiles!r}")
-            indices = []
-            for tile in tiles:
-                index = parse_tile(tile, cfg.set_size)
-                if index in seen:
-                    raise ValueError(f"tile {tile_name(index)} is dealt twice ({seen[index]} and {where})")
-                seen[index] = where
-                indices.append(index)
-            return indices
-
-        dealt = [take(hand, f"hand {seat}") for seat, hand in enumerate(hands)]
-        boneyard = take(deal["boneyard"], "the boneyard")
+        tiles = DealTiles(cfg.set_size)
+        dealt = [tiles.take(hand, f"hand {seat}") for seat, hand in enumerate(hands)]
+        boneyard = tiles.take(deal["boneyard"], "the boneyard")
         highest = cfg.engine == rules.ENGINE_HIGHEST_DOUBLE
         engine = None if highest else self.engine_tile
         if engine is not None and any(engine in hand for hand in dealt):
@@ -144,7 +129,7 @@ class MexicanTrainGame(Game):
                 f"with engine={rules.ENGINE_NAMES[cfg.engine]!r} the engine {tile_name(engine)} sits in no hand: "
                 "leave it out and name its holder with 'leader', or put it in the boneyard to be drawn for"
             )
-        missing = [tile_name(t) for t in range(cfg.num_tiles) if t not in seen and t != engine]
+        missing = [tile_name(t) for t in tiles.missing(cfg.num_tiles) if t != engine]
         if missing:
             raise ValueError(f"the deal is missing tile(s) {', '.join(missing)}")
         holder = self._highest_double_holder(dealt, leader) if highest else self._engine_holder(boneyard, leader)
@@ -243,10 +228,6 @@ class MexicanTrainGame(Game):
             faces.append((number, outer))
             number = outer
         return faces
-
-    def _hand(self, state: np.ndarray, game: int, seat: int) -> list[int]:
-        location = state[game]["location"][: self.config.num_tiles]
-        return [int(t) for t in np.flatnonzero(location == seat)]
 
     def scene(self, state: np.ndarray, game: int) -> list[list[tuple[int, int]]]:
         """The engine, each personal train, the Mexican Train, then each hand."""

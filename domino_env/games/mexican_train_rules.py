@@ -79,6 +79,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from domino_env.games import core
+from domino_env.games.core import HAND_OVER, PLAYING, REWARD_POINTS
 from domino_env.rng import shuffle
 from domino_env.sampling import place_hidden_with_boneyard
 from domino_env.tiles import MAX_PIPS, MAX_TILES, TILE_HIGH, TILE_LOW, TILE_VALUE
@@ -87,9 +89,9 @@ MAX_PLAYERS = 8
 MAX_TRAINS = MAX_PLAYERS + 1  # the personal trains and the Mexican Train
 NUMBERS = MAX_PIPS + 1
 
-# Where a tile is (the ``location`` field); 0 .. P-1 means in that seat's hand.
-IN_BONEYARD = -1
-ON_TABLE = -2
+# Where a tile is (the ``location`` field): 0 .. P-1 in that seat's hand, in the boneyard, or on
+# the table (the engine on the hub, or a train).
+IN_BONEYARD, ON_TABLE = core.UNDEALT, core.ON_TABLE
 OFF_TRAIN = -1  # ``train_of`` for tiles not on a train (the engine on the hub, hands, boneyard)
 
 NO_DOUBLE = -1  # ``pending_train`` when no double waits to be satisfied
@@ -104,47 +106,34 @@ ENGINE_SET_ASIDE = 2
 ENGINE_NAMES = ("highest_double", "descending", "set_aside")
 FIRST_TURN_CHAIN = 1
 FIRST_TURN_NAMES = ("single", "chain")
-REWARD_POINTS = 1
-REWARD_NAMES = ("win", "points")
 
-# What ``step`` reports.
-PLAYING = 0
-HAND_OVER = 1  # a round of a match ended and the next round has been dealt
-GAME_OVER = 2  # the episode ended
-
-STATE_DTYPE = np.dtype(
-    (
-        np.record,  # records allow attribute access in plain Python too (NUMBA_DISABLE_JIT=1)
-        [
-            ("rng", np.uint64),
-            ("location", np.int8, (MAX_TILES,)),
-            ("train_of", np.int8, (MAX_TILES,)),  # train a table tile lies on, else OFF_TRAIN
-            ("play_order", np.int16, (MAX_TILES,)),  # when a table tile was laid (0: the engine)
-            ("boneyard", np.int8, (MAX_TILES,)),  # draw order; entries from boneyard_top on are left
-            ("boneyard_top", np.int16),
-            ("boneyard_size", np.int16),  # tiles put in the boneyard by the deal
-            ("hand_count", np.int16, (MAX_PLAYERS,)),
-            ("engine", np.int8),  # number of this round's engine double
-            ("starter", np.int8),  # seat that placed the engine (set aside: that played first)
-            ("train_end", np.int8, (MAX_TRAINS,)),  # open number per train; the engine's while empty
-            ("train_size", np.int16, (MAX_TRAINS,)),  # tiles on each train
-            ("marker", np.uint8, (MAX_PLAYERS,)),  # the seat's marker is on its train
-            ("pending_train", np.int8),  # train whose double must be satisfied, or NO_DOUBLE
-            ("had_turn", np.uint8, (MAX_PLAYERS,)),  # the seat's first turn of the round is over
-            ("turn_played", np.uint8),  # the seat to act has played a tile this turn
-            ("turn_drew", np.uint8),  # ... and drawn since its last play (one draw each time)
-            ("opening", np.uint8),  # the starter's opening turn (highest_double), before it acts
-            ("passes", np.int16),  # turns in succession that ended with nothing played or drawn
-            ("tiles_on_table", np.int16),
-            ("current", np.int8),
-            ("voids", np.uint8, (MAX_PLAYERS, NUMBERS)),  # numbers a seat is known not to hold
-            ("match_points", np.int32, (MAX_PLAYERS,)),
-            ("hand_points", np.int32, (MAX_PLAYERS,)),  # points of the last finished round
-            ("rewards", np.float32, (MAX_PLAYERS,)),  # rewards of the last step
-            ("round_number", np.int16),  # 0 for the first round
-            ("game_over", np.uint8),
-        ],
-    ),
+# HAND_OVER from ``step``: a round of a match ended and the next round has been dealt.
+# ``hand_points``: the penalty points left in each hand, as ``pips_left``.
+STATE_DTYPE = core.state_dtype(
+    MAX_PLAYERS,
+    [
+        ("location", np.int8, (MAX_TILES,)),
+        ("train_of", np.int8, (MAX_TILES,)),  # train a table tile lies on, else OFF_TRAIN
+        ("play_order", np.int16, (MAX_TILES,)),  # when a table tile was laid (0: the engine)
+        ("boneyard", np.int8, (MAX_TILES,)),  # draw order; entries from boneyard_top on are left
+        ("boneyard_top", np.int16),
+        ("boneyard_size", np.int16),  # tiles put in the boneyard by the deal
+        ("hand_count", np.int16, (MAX_PLAYERS,)),
+        ("engine", np.int8),  # number of this round's engine double
+        ("starter", np.int8),  # seat that placed the engine (set aside: that played first)
+        ("train_end", np.int8, (MAX_TRAINS,)),  # open number per train; the engine's while empty
+        ("train_size", np.int16, (MAX_TRAINS,)),  # tiles on each train
+        ("marker", np.uint8, (MAX_PLAYERS,)),  # the seat's marker is on its train
+        ("pending_train", np.int8),  # train whose double must be satisfied, or NO_DOUBLE
+        ("had_turn", np.uint8, (MAX_PLAYERS,)),  # the seat's first turn of the round is over
+        ("turn_played", np.uint8),  # the seat to act has played a tile this turn
+        ("turn_drew", np.uint8),  # ... and drawn since its last play (one draw each time)
+        ("opening", np.uint8),  # the starter's opening turn (highest_double), before it acts
+        ("passes", np.int16),  # turns in succession that ended with nothing played or drawn
+        ("tiles_on_table", np.int16),
+        ("voids", np.uint8, (MAX_PLAYERS, NUMBERS)),  # numbers a seat is known not to hold
+        ("round_number", np.int16),  # 0 for the first round
+    ],
 )
 
 
@@ -207,11 +196,7 @@ def train_at(cfg, seat, target):
 def target_of(cfg, seat, train):
     """What ``seat`` calls ``train``: the inverse of ``train_at``."""
     players = cfg[0].num_players
-    if train == seat:
-        return OWN
-    if train == players:
-        return MEXICAN
-    return 1 + (train - seat) % players
+    return OWN if train == seat else MEXICAN if train == players else 1 + (train - seat) % players
 
 
 # ----------------------------------------------------------------------------------------------
@@ -256,22 +241,8 @@ OBSERVATION_BLOCKS = (
 )
 
 
-@njit(cache=True)
-def observation_size(cfg):
-    """Length of the observation vector."""
-    total = 0
-    for size in layout_sizes(cfg):
-        total += size
-    return total
-
-
 # ----------------------------------------------------------------------------------------------
 # Small helpers
-
-
-@njit(cache=True)
-def fits(tile, number):
-    return TILE_LOW[tile] == number or TILE_HIGH[tile] == number
 
 
 @njit(cache=True)
@@ -300,7 +271,7 @@ def holds_fit(state, cfg, g, seat, number):
     """Whether ``seat`` holds a tile showing ``number``."""
     s = state[g]
     for t in range(cfg[0].num_tiles):
-        if s.location[t] == seat and fits(t, number):
+        if s.location[t] == seat and core.fits(t, number):
             return True
     return False
 
@@ -340,7 +311,7 @@ def holds_play(state, cfg, g, seat, trains):
     for t in range(cfg[0].num_tiles):
         if s.location[t] == seat:
             for train in range(cfg[0].num_players + 1):
-                if (trains >> train) & 1 and fits(t, s.train_end[train]):
+                if (trains >> train) & 1 and core.fits(t, s.train_end[train]):
                     return True
     return False
 
@@ -572,8 +543,7 @@ def step(state, cfg, g, action):
     """Apply the acting seat's ``action`` (already known to be legal) and return PLAYING,
     HAND_OVER or GAME_OVER. ``rewards`` holds this step's rewards afterwards."""
     s = state[g]
-    s.rewards[:] = 0
-    seat = int(s.current)
+    seat = core.begin_step(s)
     if action == draw_action(cfg):  # the seat decides next, whether the drawn tile fits or not
         draw_tile(state, g, seat)
         s.turn_drew = 1
@@ -628,27 +598,13 @@ def pay_rewards(state, cfg, g, domino_seat):
     s = state[g]
     players = cfg[0].num_players
     if cfg[0].reward == REWARD_POINTS:
-        mean = 0.0
-        for seat in range(players):
-            mean += s.hand_points[seat]
-        mean /= players
-        for seat in range(players):
-            s.rewards[seat] = (mean - s.hand_points[seat]) / cfg[0].points_scale
+        core.share_points(s, players, cfg[0].points_scale, -1.0, core.NOBODY_OUT)
         return
-    lowest = s.hand_points[0]
+    lowest = s.hand_points[:players].min()
+    won = np.zeros(players, np.uint8)
     for seat in range(players):
-        lowest = min(lowest, s.hand_points[seat])
-    winners = 0
-    for seat in range(players):
-        if seat == domino_seat or (domino_seat < 0 and s.hand_points[seat] == lowest):
-            winners += 1
-    if winners == players:
-        return  # everyone tied: nobody wins
-    for seat in range(players):
-        if seat == domino_seat or (domino_seat < 0 and s.hand_points[seat] == lowest):
-            s.rewards[seat] = 1.0 / winners
-        else:
-            s.rewards[seat] = -1.0 / (players - winners)
+        won[seat] = seat == domino_seat or (domino_seat < 0 and s.hand_points[seat] == lowest)
+    core.share_win(s, won, players, core.NOBODY_OUT)
 
 
 @njit(cache=True)
@@ -661,6 +617,7 @@ def finish_round(state, cfg, g, domino_seat):
     for t in range(cfg[0].num_tiles):
         if s.location[t] >= 0:
             s.hand_points[s.location[t]] += penalty(cfg, t)
+    s.pips_left[:] = s.hand_points
     pay_rewards(state, cfg, g, domino_seat)
     for seat in range(players):
         s.match_points[seat] += s.hand_points[seat]
@@ -668,8 +625,7 @@ def finish_round(state, cfg, g, domino_seat):
         s.round_number += 1
         start_round(state, cfg, g)
         return HAND_OVER
-    s.game_over = 1
-    return GAME_OVER
+    return core.end_episode(s)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -678,7 +634,8 @@ def finish_round(state, cfg, g, domino_seat):
 
 @njit(cache=True)
 def observe(state, cfg, g, seat, out):
-    """Write what ``seat`` may know into ``out`` (float32), relative to ``seat``.
+    """Write what ``seat`` may know into ``out`` (float32), trains and seats relative to
+    ``seat`` (see ``OBSERVATION_BLOCKS``).
 
     Only public facts and the seat's own hand are read: the faces of other hands and of the
     boneyard never reach ``out``.
@@ -689,27 +646,10 @@ def observe(state, cfg, g, seat, out):
     tiles = cfg[0].num_tiles
     numbers = cfg[0].set_size + 1
     trains = players + 1
-    table = tiles
-    engine = table + tiles
-    ends = engine + numbers
-    started = ends + trains * numbers
-    public = started + trains
-    sizes = public + trains
-    double_train = sizes + trains
-    double_number = double_train + trains
-    hand_sizes = double_number + numbers
-    bone = hand_sizes + players
-    voids = bone + 1
-    had_turn = voids + (players - 1) * numbers
-    turn = had_turn + players
-    to_act = turn + 3
-    points = to_act + players
-    for t in range(tiles):
-        where = s.location[t]
-        if where == seat:
-            out[t] = 1.0
-        elif where == ON_TABLE:
-            out[table + t] = 1.0
+    starts = core.offsets(layout_sizes(cfg))
+    hand, table, engine, ends, started, public, sizes, double_train = starts[:8]
+    double_number, hand_sizes, bone, voids, had_turn, turn, to_act, points = starts[8:16]
+    core.observe_tiles(s, seat, tiles, out, hand, table)
     out[engine + int(s.engine)] = 1.0
     for target in range(trains):
         train = train_at(cfg, seat, target)
@@ -728,54 +668,12 @@ def observe(state, cfg, g, seat, out):
         out[hand_sizes + r] = s.hand_count[other] / tiles
         out[had_turn + r] = s.had_turn[other]
         out[points + r] = s.match_points[other] / cfg[0].points_scale
-        if r > 0:
-            for n in range(numbers):
-                out[voids + (r - 1) * numbers + n] = s.voids[other, n]
     out[bone] = boneyard_left(state, g) / tiles
     if not s.game_over:
         out[turn] = s.turn_played
         out[turn + 1] = s.turn_drew
         out[turn + 2] = s.opening
-        out[to_act + (int(s.current) - seat) % players] = 1.0
-
-
-# ----------------------------------------------------------------------------------------------
-# Batched driving: every game of the batch in one call.
-
-
-@njit(cache=True)
-def emit(state, cfg, g, obs, mask, seat):
-    """The acting seat of game ``g``, its observation and its legal actions."""
-    current = int(state[g].current)
-    seat[g] = current
-    observe(state, cfg, g, current, obs[g])
-    legal_mask(state, cfg, g, mask[g])
-
-
-@njit(cache=True)
-def batch_reset(state, cfg, obs, mask, seat):
-    for g in range(state.shape[0]):
-        start_game(state, cfg, g)
-        emit(state, cfg, g, obs, mask, seat)
-
-
-@njit(cache=True)
-def batch_step(state, cfg, actions, obs, mask, seat, rewards, done, hand_over, hand_points):
-    """Step every game; a game that ends restarts at once, so ``obs``/``mask``/``seat`` are its
-    new first position while ``rewards``/``done`` report the end. ``hand_over`` and
-    ``hand_points`` report rounds that ended on this step (in a match, before the episode ends)."""
-    players = cfg[0].num_players
-    for g in range(state.shape[0]):
-        status = step(state, cfg, g, actions[g])
-        s = state[g]
-        hand_over[g] = status != PLAYING
-        done[g] = status == GAME_OVER
-        for p in range(players):
-            rewards[g, p] = s.rewards[p]
-            hand_points[g, p] = s.hand_points[p] if hand_over[g] else 0
-        if done[g]:
-            start_game(state, cfg, g)
-        emit(state, cfg, g, obs, mask, seat)
+    core.observe_turn(s, seat, players, numbers, out, voids, to_act)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -794,26 +692,14 @@ def determinize(state, cfg, g, observer, out, h):
     ``g`` reaches the result. Returns True when the draw is exactly uniform (see
     :mod:`domino_env.sampling`).
     """
-    generator = out[h].rng
-    out[h] = state[g]
-    out[h].rng = generator
-    s = out[h]
     players = cfg[0].num_players
-    hidden = np.empty(cfg[0].num_tiles, np.int64)
-    count = 0
-    for t in range(cfg[0].num_tiles):
-        if s.location[t] != ON_TABLE and s.location[t] != observer:
-            hidden[count] = t
-            count += 1
-    hidden = hidden[:count]
+    hidden, capacity, forbidden = core.start_determinize(state, g, observer, out, h, players, cfg[0].num_tiles, -1)
+    s = out[h]
     # Places 0 .. P-1 are the seats (the observer's own takes nothing), place P the boneyard.
-    capacity = np.zeros(players + 1, np.int64)
-    forbidden = np.zeros((players + 1, NUMBERS), np.uint8)
-    for seat in range(players):
-        if seat != observer:
-            capacity[seat] = s.hand_count[seat]
-            forbidden[seat, :] = s.voids[seat, :]
     capacity[players] = s.boneyard_size - s.boneyard_top
     return place_hidden_with_boneyard(
         out, h, hidden, capacity, forbidden, s.location, s.boneyard, s.boneyard_top, IN_BONEYARD
     )
+
+
+core.implement(STATE_DTYPE, start_game=start_game, step=step, observe=observe, legal_mask=legal_mask)

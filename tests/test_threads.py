@@ -1,0 +1,51 @@
+"""The batched engine on several threads plays exactly the games it plays on one."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import pytest
+
+import domino_env
+from agents import sample_legal
+
+THREADS = numba.config.NUMBA_NUM_THREADS
+
+
+def play(variant: str, options: dict, num_threads: int, steps: int = 60) -> list[np.ndarray]:
+    """Every output of ``steps`` random steps of 64 games seeded alike."""
+    batch = domino_env.make_batched(variant, 64, num_threads=num_threads, **options)
+    outputs = list(batch.reset(seed=5))
+    mask = outputs[1]
+    rng = np.random.default_rng(5)
+    for _ in range(steps):
+        obs, mask, seat, rewards, done = batch.step(sample_legal(mask, rng.random(64)))
+        outputs += [obs, mask, seat, rewards, done, batch.hand_over.copy(), batch.hand_points.copy()]
+    return [*outputs, batch.state.copy()]
+
+
+@pytest.mark.skipif(THREADS < 2, reason="numba may use one thread only here (NUMBA_NUM_THREADS)")
+@pytest.mark.parametrize(
+    ("variant", "options"),
+    [
+        ("draw", {"num_players": 2}),
+        ("block", {"num_players": 4}),
+        ("hungarian", {"num_players": 3, "match": True}),
+        ("mexican_train", {"num_players": 4}),
+    ],
+)
+def test_the_same_seed_plays_the_same_games_on_any_number_of_threads(variant: str, options: dict) -> None:
+    one, every = play(variant, options, 1), play(variant, options, THREADS)
+    assert len(one) == len(every)
+    for a, b in zip(one, every, strict=True):
+        assert a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize("num_threads", [0, THREADS + 1, 1.5, True])
+def test_a_thread_count_numba_cannot_use_is_refused(num_threads: object) -> None:
+    with pytest.raises(ValueError, match=rf"num_threads must be an integer from 1 to {THREADS}"):
+        domino_env.make_batched("draw", 8, num_threads=num_threads)
+
+
+def test_the_default_is_every_core_numba_may_use() -> None:
+    assert domino_env.make_batched("draw", 8).num_threads == THREADS
