@@ -7,6 +7,8 @@ summing to zero, and each finished hand scored as RULES.md says.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 import pytest
 
@@ -15,6 +17,7 @@ from agents import sample_legal
 from domino_env.games import draw_rules as rules
 from domino_env.tiles import TILE_HIGH, TILE_LOW, TILE_VALUE
 from tests.configs import CONFIGS
+from tests.invariants import play_checked
 
 GAMES = 10_000
 BATCH = 1_000
@@ -112,23 +115,21 @@ def reference_rewards(points: np.ndarray, winners: np.ndarray, cfg: rules.DrawCo
     return np.where(winners, 1.0 / winners.sum(), -1.0 / (~winners).sum())
 
 
-@pytest.mark.parametrize("name", DRAW_CONFIGS)
-def test_random_games_keep_the_invariants(name: str) -> None:
-    variant, options = CONFIGS[name]
-    batch = domino_env.make_batched(variant, BATCH, **options)
+def checked_steps(batch: domino_env.BatchedEnv, seed: int) -> Iterator[tuple[int, int]]:
+    """Step ``batch`` with random legal actions for ever, asserting every invariant before and
+    after each step; yields the episodes and the hands that ended on each step."""
     cfg = batch.game.config
     max_steps = 2 * cfg.num_tiles + cfg.num_tiles * cfg.num_players + cfg.num_players
-    rng = np.random.default_rng(7)
-    _, mask, seat = batch.reset(seed=11)
-    steps_in_hand = np.zeros(BATCH, np.int64)
-    finished = hands = 0
-    while finished < GAMES:
+    rng = np.random.default_rng(seed)
+    _, mask, seat = batch.reset(seed=seed)
+    steps_in_hand = np.zeros(batch.batch_size, np.int64)
+    while True:
         check_tiles_accounted(batch.state, cfg)
         assert np.array_equal(mask, reference_mask(batch.state, cfg))
         assert np.array_equal(seat, batch.state["current"])
         assert (batch.state["redeals"] == 0).all() or cfg.lead == rules.LEAD_HIGHEST_DOUBLE
         before = batch.state.copy()
-        actions = sample_legal(mask, rng.random(BATCH))
+        actions = sample_legal(mask, rng.random(batch.batch_size))
         _, mask, seat, rewards, done = batch.step(actions)
         steps_in_hand += 1
         assert np.allclose(rewards.sum(1), 0.0, atol=1e-5)
@@ -137,11 +138,16 @@ def test_random_games_keep_the_invariants(name: str) -> None:
             expected, winners = reference_outcome(before[g], int(actions[g]), cfg)
             assert np.array_equal(batch.hand_points[g], expected), (g, before[g], actions[g])
             assert np.allclose(rewards[g], reference_rewards(expected, winners, cfg), atol=1e-6)
-            hands += 1
         assert not (rewards[~batch.hand_over] != 0).any()
         steps_in_hand[batch.hand_over] = 0
         assert steps_in_hand.max() <= max_steps, "a hand did not end"
-        finished += int(done.sum())
         if cfg.match:
             assert (batch.state["match_points"][~done] < cfg.target).all()
+        yield int(done.sum()), int(batch.hand_over.sum())
+
+
+@pytest.mark.parametrize("name", DRAW_CONFIGS)
+def test_random_games_keep_the_invariants(name: str) -> None:
+    variant, options = CONFIGS[name]
+    finished, hands = play_checked(domino_env.make_batched(variant, BATCH, **options), seed=11, games=GAMES)
     assert hands >= finished

@@ -9,6 +9,8 @@ the built-in agents on the batched engine.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
@@ -18,6 +20,7 @@ from agents import GreedyAgent, RandomAgent, sample_legal
 from domino_env import hungarian_v0
 from domino_env.games import hungarian_rules as rules
 from domino_env.tiles import TILE_HIGH, TILE_LOW, TILE_VALUE
+from tests.invariants import play_checked
 from tests.snapshots import mid_game_states
 
 T = rules.NUM_TILES
@@ -226,23 +229,22 @@ def check_tiles_accounted(state: np.ndarray, cfg: rules.HungarianConfig) -> None
     assert not lost[np.arange(len(state)), state["current"]].any()
 
 
-@pytest.mark.parametrize("name", list(CONFIGS))
-def test_random_games_keep_the_invariants(name: str) -> None:
-    batch = domino_env.make_batched("hungarian", BATCH, **CONFIGS[name])
+def checked_steps(batch: domino_env.BatchedEnv, seed: int) -> Iterator[tuple[int, int]]:
+    """Step ``batch`` with random legal actions for ever, asserting every invariant before and
+    after each step; yields the episodes and the hands that ended on each step."""
     cfg = batch.game.config
     players = cfg.num_players
     max_steps = (T - rules.SET_ASIDE_TILES) * players + players  # each play is followed by < P passes
-    rng = np.random.default_rng(7)
-    _, mask, seat = batch.reset(seed=11)
-    steps_in_hand = np.zeros(BATCH, np.int64)
-    finished = hands = 0
-    while finished < GAMES:
+    rng = np.random.default_rng(seed)
+    _, mask, seat = batch.reset(seed=seed)
+    steps_in_hand = np.zeros(batch.batch_size, np.int64)
+    while True:
         state = batch.state
         check_tiles_accounted(state, cfg)
         assert np.array_equal(mask, reference_mask(state, cfg))
         assert np.array_equal(seat, state["current"])
         before = state.copy()
-        actions = sample_legal(mask, rng.random(BATCH))
+        actions = sample_legal(mask, rng.random(batch.batch_size))
         expected = reference_step(before, actions, cfg)
         _, mask, seat, rewards, done = batch.step(actions)
         after = batch.state
@@ -271,11 +273,15 @@ def test_random_games_keep_the_invariants(name: str) -> None:
                 size = rules.hand_size(int((lost == 0).sum()))
                 assert np.array_equal(after["hand_count"][g, :players], np.where(lost == 0, size, 0))
                 assert after["tiles_on_table"][g] == 0
-        hands += len(ended)
         steps_in_hand += 1
         steps_in_hand[hand_over] = 0
         assert steps_in_hand.max() <= max_steps, "a hand did not end"
-        finished += int(done.sum())
+        yield int(done.sum()), len(ended)
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_random_games_keep_the_invariants(name: str) -> None:
+    finished, hands = play_checked(domino_env.make_batched("hungarian", BATCH, **CONFIGS[name]), seed=11, games=GAMES)
     assert hands >= finished
 
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import itertools
 import os
+from collections import Counter
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -378,27 +380,24 @@ def check_tiles_accounted(state: np.ndarray, pos: dict, cfg: rules.MexicanTrainC
         assert not ((loc == seat) & excluded).any(), "a void is false"
 
 
-@pytest.mark.parametrize("name", INVARIANT_CONFIGS)
-def test_random_rounds_keep_the_invariants(name: str) -> None:
-    """Every step of 10,000 random rounds against the restatement above. Blocked rounds occur, and
-    so do rounds where everyone has passed in succession yet a seat can play on a train marked
-    meanwhile (they go on)."""
-    options = CONFIGS[name]
-    # Enough rounds per game for every game of a match to finish one or two whole matches.
-    size = ROUNDS // (2 * (options.get("set_size", 12) + 1)) if options.get("match") else BATCH
-    batch = domino_env.make_batched("mexican_train", size, **options)
+def checked_steps(batch: domino_env.BatchedEnv, seed: int, seen: Counter | None = None) -> Iterator[tuple[int, int]]:
+    """Step ``batch`` with random legal actions for ever, asserting every invariant before and
+    after each step against the restatement above; yields the episodes and the rounds that ended
+    on each step, and counts in ``seen`` the rounds ``"blocked"`` and those ``"passed_on"`` (where
+    everyone has passed in succession yet a seat can play on a train marked meanwhile)."""
+    seen = Counter() if seen is None else seen
+    size = batch.batch_size
     cfg = batch.game.config
     players = cfg.num_players
     max_steps = 2 * cfg.num_tiles * 2 * players + 2 * players
-    rng = np.random.default_rng(7)
-    _, mask, seat = batch.reset(seed=11)
+    rng = np.random.default_rng(seed)
+    _, mask, seat = batch.reset(seed=seed)
     check_fresh_rounds(batch.state, np.arange(size), np.full(size, players - 1), cfg)
     steps_in_round = np.zeros(size, np.int64)
-    rounds = blocked = passed_on = finished = 0
     keys = ("location", "hand_count", "boneyard_top", "train_end", "train_size", "marker", "pending_train")
     keys += ("had_turn", "turn_played", "turn_drew", "opening", "passes", "current", "voids")
     pos = position(batch.state, cfg)
-    while rounds < ROUNDS:
+    while True:
         state = batch.state
         check_tiles_accounted(state, pos, cfg)
         assert np.array_equal(mask, reference_mask(state, pos, cfg))
@@ -433,15 +432,31 @@ def test_random_rounds_keep_the_invariants(name: str) -> None:
         assert not after["match_points"][restarted].any() and not after["round_number"][restarted].any()
         check_fresh_rounds(after, restarted, np.full(len(restarted), players - 1), cfg)
 
-        rounds += len(ended)
-        blocked += int((expected["hand_over"] & ~expected["domino"]).sum())
-        passed_on += int(((expected["passes"] >= players) & going_on).sum())
-        finished += int(done.sum())
+        seen["blocked"] += int((expected["hand_over"] & ~expected["domino"]).sum())
+        seen["passed_on"] += int(((expected["passes"] >= players) & going_on).sum())
         steps_in_round += 1
         steps_in_round[batch.hand_over] = 0
         assert steps_in_round.max() <= max_steps, "a round did not end"
-    assert finished > 0 and blocked > 0
-    assert passed_on > 0 or players == 8  # (eight passes in a row are rare)
+        yield int(done.sum()), len(ended)
+
+
+@pytest.mark.parametrize("name", INVARIANT_CONFIGS)
+def test_random_rounds_keep_the_invariants(name: str) -> None:
+    """Every step of 10,000 random rounds against the restatement above. Blocked rounds occur, and
+    so do rounds where everyone has passed in succession yet a seat can play on a train marked
+    meanwhile (they go on)."""
+    options = CONFIGS[name]
+    # Enough rounds per game for every game of a match to finish one or two whole matches.
+    size = ROUNDS // (2 * (options.get("set_size", 12) + 1)) if options.get("match") else BATCH
+    seen: Counter = Counter()
+    rounds = finished = 0
+    for episodes, ended in checked_steps(domino_env.make_batched("mexican_train", size, **options), 11, seen):
+        rounds += ended
+        finished += episodes
+        if rounds >= ROUNDS:
+            break
+    assert finished > 0 and seen["blocked"] > 0
+    assert seen["passed_on"] > 0 or options.get("num_players") == 8  # (eight passes in a row are rare)
 
 
 # ---------------------------------------------------------------------------------------------
