@@ -25,6 +25,7 @@ import numpy as np
 
 from agents.base import Agent
 from domino_env.game import Game
+from domino_env.games.core import PLAYING
 from domino_env.picture import rasterize, table_svg
 from domino_env.picture.svg import FELT
 from training.arena import lineup, matchup_pairs
@@ -83,7 +84,7 @@ def record_game(game: Game, agents: list[Agent], seed: int, stream: int = 0) -> 
         if not (0 <= action < game.num_actions and mask[action]):
             raise ValueError(f"{agents[seat].name} in seat {seat} chose illegal action {action}")
         status = game.step(state, 0, action)
-        ended = status != game.rules.PLAYING
+        ended = status != PLAYING
         positions.append(
             Position(
                 state.copy(),

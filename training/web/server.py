@@ -39,6 +39,7 @@ from agents import AGENTS
 from agents.base import Agent
 from domino_env import VARIANTS, make_game
 from domino_env.game import Game
+from domino_env.games.core import PLAYING
 from domino_env.picture import say_move, table_svg
 from training import checkpoint as ckpt
 
@@ -95,7 +96,7 @@ class Session:
         self.step += 1
         self.last_move = (seat, action)
         self.log.append(say_move(self.game, self.names, seat, action))
-        if status != self.game.rules.PLAYING:
+        if status != PLAYING:
             points = self.game.hand_points(self.state, 0)
             self.log.append(
                 "hand over · points " + ", ".join(f"{n} {p}" for n, p in zip(self.names, points, strict=True))
