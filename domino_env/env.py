@@ -17,7 +17,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from domino_env.game import Game
-from domino_env.games.core import GAME_OVER, PLAYING
+from domino_env.games.core import GAME_OVER, ILLEGAL, PLAYING
 from domino_env.picture import table_image
 
 ILLEGAL_ACTION_MODES = ("raise", "penalty")
@@ -69,7 +69,8 @@ class DominoEnv(AECEnv):
         self.action_spaces = {agent: action_space for agent in self.possible_agents}
         self._state = game.new_state(1)
         self._config = game.packed_config
-        self._step, self._legal_mask, self._observe = game.machine_code(self._state)
+        self._advance, self._legal_mask, self._observe = game.machine_code(self._state)
+        self._observation_size = game.observation_size
         self._mask = np.zeros(game.num_actions, np.int8)
         self._current = self._state["current"]  # a view: reading it costs no record copy
         self._hand_reported = False
@@ -112,7 +113,7 @@ class DominoEnv(AECEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.agent_seat[agent]
-        observation = np.empty(self.game.observation_size, np.float32)
+        observation = np.empty(self._observation_size, np.float32)
         self._observe(self._state, self._config, 0, seat, observation)
         acting = agent == self.agent_selection and not self.terminations[agent]
         mask = self._mask.copy() if acting else np.zeros_like(self._mask)
@@ -124,14 +125,17 @@ class DominoEnv(AECEnv):
             self._was_dead_step(action)
             return
         action = action_index(action)
-        if not (0 <= action < len(self._mask) and self._mask[action]):
+        try:
+            status = self._advance(self._state, self._config, 0, action, self._mask)
+        except OverflowError:  # an index beyond 64 bits is out of range, as -1 is
+            status = ILLEGAL
+        if status == ILLEGAL:
             if self.illegal_action == "raise":
                 raise IllegalActionError(self._illegal_message(agent, action))
             self._end_for_illegal(agent)
             return
         self._cumulative_rewards[agent] = 0.0
         self.last_move = (self.agent_seat[agent], action)
-        status = self._step(self._state, self._config, 0, action)
         if self._hand_reported:  # the last step paid a hand: this one starts clean
             self.rewards = dict.fromkeys(self.agents, 0.0)
             self.infos = {a: {} for a in self.agents}
@@ -142,7 +146,10 @@ class DominoEnv(AECEnv):
                 self.terminations = dict.fromkeys(self.agents, True)
             else:
                 self._terminate_seats_out()
-        self._after_move(status != PLAYING)
+        if status == PLAYING:  # nobody finished: the seat to act is next, its mask already written
+            self.agent_selection = self.possible_agents[self._current[0]]
+        else:
+            self._after_move()
         self._accumulate_rewards()
 
     def render(self) -> str | np.ndarray | None:
@@ -184,12 +191,12 @@ class DominoEnv(AECEnv):
         return self._state
 
     # ------------------------------------------------------------------ internals
-    def _after_move(self, hand_ended: bool = True) -> None:
-        """Select the seat to act; agents that just finished (eliminated) step out first, as
-        PettingZoo expects, before play resumes with that seat. Agents finish only when a hand
-        ends, so other moves skip looking for them."""
+    def _after_move(self) -> None:
+        """Select the seat to act (after a reset, or a move that ended a hand); agents that just
+        finished (eliminated) step out first, as PettingZoo expects, before play resumes with
+        that seat."""
         acting = self.possible_agents[self._current[0]]
-        finished = [agent for agent in self.agents if self.terminations[agent]] if hand_ended else ()
+        finished = [agent for agent in self.agents if self.terminations[agent]]
         if finished and len(finished) < len(self.agents):
             self._skip_agent_selection = acting
             self.agent_selection = finished[0]

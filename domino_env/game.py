@@ -118,15 +118,16 @@ class Game:
         core.batch_step(state, self.packed_config, actions, *outputs)
 
     def machine_code(self, state: np.ndarray) -> tuple[Callable, Callable, Callable]:
-        """``step``, ``legal_mask`` and ``observe`` compiled for arrays like ``state``, callable
-        without numba's dispatch, which reads the type of every argument on every call (about
-        0.7 microseconds per call for record arrays: most of the AEC environment's own cost per
-        step). They take :attr:`packed_config` as ``cfg`` and trust their arguments: give them
-        only ``state``, ``int`` seats and actions, and arrays sized as the spaces are."""
+        """``core.advance`` (step, then the next legal actions), ``legal_mask`` and ``observe``
+        compiled for arrays like ``state``, callable without numba's dispatch, which reads the
+        type of every argument on every call (about 0.7 microseconds per call for record arrays:
+        most of the AEC environment's own cost per step). They take :attr:`packed_config` as
+        ``cfg`` and trust their arguments: give them only ``state``, ``int`` seats and actions,
+        and arrays sized as the spaces are."""
         mask = np.zeros(self.num_actions, np.int8)
         observation = np.zeros(self.observation_size, np.float32)
         return (
-            machine_code(self.rules.step, state, self.packed_config, 0, 0),
+            machine_code(core.advance, state, self.packed_config, 0, 0, mask),
             machine_code(self.rules.legal_mask, state, self.packed_config, 0, mask),
             machine_code(self.rules.observe, state, self.packed_config, 0, 0, observation),
         )

@@ -102,3 +102,12 @@ def test_a_mexican_train_deal_given_as_numpy_arrays_plays_as_the_same_deal_in_li
     from_lists.reset(seed=0, options={"deal": deal})
     assert snapshot(from_arrays) == snapshot(from_lists)
     assert from_lists.state_array[0]["starter"] == 0  # the deal was played: seat 0 holds 12-12
+
+
+@pytest.mark.parametrize("action", [-1, 58, 10**30])
+def test_an_action_index_out_of_range_is_illegal_and_changes_nothing(action: int) -> None:
+    env = started("draw")
+    before = snapshot(env)
+    with pytest.raises(domino_env.IllegalActionError, match=rf"illegal action {action} \(out of range\)"):
+        env.step(action)
+    assert snapshot(env) == before
