@@ -143,3 +143,17 @@ def test_the_pretrained_table_lists_every_shipped_config_with_intervals() -> Non
     for path in sorted(Path("configs").glob("*.yaml")):
         assert f"| {path.stem} |" in table
     assert "heuristic" in table.splitlines()[0]
+
+
+def test_an_agent_spec_carries_its_options_and_a_bad_one_is_refused_before_training() -> None:
+    game = make_game("draw", num_players=2)
+    agent = make_agent("pimc:simulations=8,epsilon=0.25", game, seed=1)
+    assert agent.simulations == 8 and agent.epsilon == 0.25
+    config = build_config({}, ["pool.baselines=['pimc:simulations=8', heuristic]"])
+    assert config.pool.baselines[0] == "pimc:simulations=8"
+    with pytest.raises(ConfigError, match=r"pool\.baselines\[0\]: agent 'pimc' does not take the options"):
+        build_config({}, ["pool.baselines=['pimc:simulatons=8']"])
+    with pytest.raises(
+        ConfigError, match=r"pool\.baselines\[0\]: agent 'pimc:simulations': 'simulations' is not of the form"
+    ):
+        build_config({}, ["pool.baselines=['pimc:simulations']"])

@@ -261,22 +261,22 @@ def _validate(config: TrainConfig) -> None:
         raise ConfigError(f"network.hidden_sizes must be positive sizes, got {config.network.hidden_sizes}")
     if config.run.device not in ("auto", "cpu", "cuda") and not config.run.device.startswith("cuda:"):
         raise ConfigError(f"run.device must be auto, cpu or cuda[:N], got {config.run.device!r}")
-    from agents import AGENTS  # the baselines must exist
-
-    for name in config.pool.baselines:
-        if name not in AGENTS:
-            raise ConfigError(f"pool.baselines: unknown agent {name!r}; agents are {', '.join(AGENTS)}")
-    teacher = config.imitation.teacher
-    if teacher and teacher not in AGENTS:
-        raise ConfigError(f"imitation.teacher: unknown agent {teacher!r}; agents are {', '.join(AGENTS)}")
-    if teacher:
+    if config.imitation.teacher:
         for key in ("rounds", "decisions_per_round", "epochs", "minibatch_size", "learning_rate"):
             if getattr(config.imitation, key) <= 0:
                 raise ConfigError(f"imitation.{key} must be positive, got {getattr(config.imitation, key)}")
     try:
-        make_game(config.env.variant, **config.env.options)
+        game = make_game(config.env.variant, **config.env.options)
     except (TypeError, ValueError) as error:
         raise ConfigError(f"env: {error}") from None
+    from agents import make_agent  # every pool agent and the teacher must be buildable for this game
+
+    named = [(f"pool.baselines[{i}]", name) for i, name in enumerate(config.pool.baselines)]
+    for key, spec in [*named, ("imitation.teacher", config.imitation.teacher or "random")]:
+        try:
+            make_agent(spec, game)
+        except ValueError as error:
+            raise ConfigError(f"{key}: {error}") from None
 
 
 def parse_override(text: str) -> tuple[list[str], Any]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -160,6 +161,32 @@ def evaluate_strength(game, network: PolicyNetwork, config: TrainConfig, device)
     return results
 
 
+class Stopwatch:
+    """Seconds spent in each part of an update (engine, acting, opponents, update, evaluation),
+    so a run's metrics say where its time goes."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    @contextmanager
+    def __call__(self, part: str):
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.add(part, time.perf_counter() - start)
+
+    def add(self, part: str, seconds: float) -> None:
+        self.seconds[part] = self.seconds.get(part, 0.0) + seconds
+
+    def shares(self) -> dict[str, float]:
+        """Each part's share of the timed seconds since the last call, then start again."""
+        total = sum(self.seconds.values()) or 1.0
+        shares = {f"time/{part}": seconds / total for part, seconds in self.seconds.items()}
+        self.seconds = {}
+        return shares
+
+
 @dataclass
 class Progress:
     update: int = 0
@@ -259,6 +286,7 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
         logger.log(0, head_start | evaluate_strength(game, network, config, device))
     bar = tqdm(total=num_updates * batch_size, initial=progress.env_steps, unit="step", unit_scale=True, smoothing=0.1)
     strength: dict[str, float] = {}
+    clock = Stopwatch()
     stop = False  # decided after each update, before its checkpoint, which then records why the run ended
     while not stop:
         update_start = time.perf_counter()
@@ -280,7 +308,7 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
             learner_rows = np.flatnonzero((acting_owner == SELF) & choosing)
             forced += int(((acting_owner == SELF) & ~choosing).sum())
             if learner_rows.size:
-                with torch.no_grad():
+                with clock("acting"), torch.no_grad():
                     logits, values = network(torch.as_tensor(obs[learner_rows], device=device))
                     distribution = masked_distribution(logits, torch.as_tensor(mask[learner_rows], device=device))
                     chosen = distribution.sample()
@@ -299,9 +327,11 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
                 last[learner_rows, seats] = rows
             for owner in np.unique(acting_owner[(acting_owner != SELF) & choosing]):
                 rows = np.flatnonzero((acting_owner == owner) & choosing)
-                actions[rows] = pool.act(owner, envs.state, rows, obs[rows], mask[rows])
+                with clock("opponents"):
+                    actions[rows] = pool.act(owner, envs.state, rows, obs[rows], mask[rows])
 
-            obs, mask, seat, rewards, done = envs.step(actions)
+            with clock("engine"):
+                obs, mask, seat, rewards, done = envs.step(actions)
             progress.env_steps += num_envs
             progress.learner_steps += len(learner_rows)
             decided += len(learner_rows)
@@ -330,7 +360,10 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
         ready = np.flatnonzero(~pending)
         returns = advantages + buffer.value[:n]
 
+        explained = explained_variance(buffer.value[ready], returns[ready])  # before the update moves rows
+
         # ------------------------------------------------------------ update
+        update_started = time.perf_counter()
         network.train()
         b_obs = torch.as_tensor(buffer.obs[ready], device=device)
         b_mask = torch.as_tensor(buffer.mask[ready], device=device)
@@ -374,6 +407,8 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
                 losses["value"].append(value_loss.item())
                 losses["entropy"].append(entropy.item())
 
+        clock.add("update", time.perf_counter() - update_started)
+
         # The decisions still waiting for their successor start the next rollout.
         pending_rows = np.flatnonzero(pending)
         remap = np.full(n, -1, np.int64)
@@ -384,7 +419,7 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
         # ------------------------------------------------------------ bookkeeping
         elapsed = time.perf_counter() - update_start
         scalars = {f"loss/{name}": float(np.mean(values)) for name, values in losses.items() if values} | {
-            "loss/explained_variance": explained_variance(buffer.value[:n][ready], returns[ready]),
+            "loss/explained_variance": explained,
             "rollout/forced_share": forced / max(1, forced + decided),
             "rollout/decisions": float(len(ready)),
             "speed/env_steps_per_second": batch_size / elapsed,
@@ -397,9 +432,10 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
         stop = progress.update >= num_updates or time.perf_counter() >= deadline
         if progress.update % config.eval.every == 0 or stop:
             network.eval()
-            strength = evaluate_strength(game, network, config, device)
+            with clock("evaluation"):
+                strength = evaluate_strength(game, network, config, device)
             scalars.update(strength)
-        logger.log(progress.env_steps, scalars)
+        logger.log(progress.env_steps, scalars | clock.shares())
         if progress.update % config.run.checkpoint_every == 0 or stop:
             folder = save_checkpoint()
         bar.update(batch_size)
