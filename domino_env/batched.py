@@ -8,6 +8,7 @@ step by step.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -17,6 +18,13 @@ from numba import njit
 
 from domino_env.game import Game
 from domino_env.rng import seed_batch
+
+# numba's OpenMP threads spin while they wait for the next parallel step by default. Where the
+# cores are shared (the trainer's own threads, other processes), a spinning thread holds a core
+# its partner needs, and a step on 2 threads was measured 20 times slower than on 1; waiting
+# passively costs microseconds per step on an idle machine. Read when numba starts its threads,
+# at the first batched step, so a choice of the user's own stands.
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
 # A million games fill a few GiB (a game's record, two observations and two masks: 1-4 KiB by
 # variant) and take about half a second per step on one core: more than training or a benchmark
