@@ -124,7 +124,8 @@ class DominoEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        action = action_index(action)
+        if type(action) is not int:
+            action = action_index(action)
         try:
             status = self._advance(self._state, self._config, 0, action, self._mask)
         except OverflowError:  # an index beyond 64 bits is out of range, as -1 is
@@ -140,16 +141,15 @@ class DominoEnv(AECEnv):
             self.rewards = dict.fromkeys(self.agents, 0.0)
             self.infos = {a: {} for a in self.agents}
             self._hand_reported = False
-        if status != PLAYING:
-            self._pay_hand()
-            if status == GAME_OVER:
-                self.terminations = dict.fromkeys(self.agents, True)
-            else:
-                self._terminate_seats_out()
-        if status == PLAYING:  # nobody finished: the seat to act is next, its mask already written
+        if status == PLAYING:  # no rewards and nobody finished: the seat to act has its mask already
             self.agent_selection = self.possible_agents[self._current[0]]
+            return
+        self._pay_hand()
+        if status == GAME_OVER:
+            self.terminations = dict.fromkeys(self.agents, True)
         else:
-            self._after_move()
+            self._terminate_seats_out()
+        self._after_move()
         self._accumulate_rewards()
 
     def render(self) -> str | np.ndarray | None:
@@ -245,8 +245,6 @@ class DominoEnv(AECEnv):
 def action_index(action: Any) -> int:
     """``action`` as an index; refuses what only looks like one (``3.5``, ``"3"``, ``True``), which
     ``int()`` would silently turn into a different move."""
-    if type(action) is int:
-        return action
     if isinstance(action, np.ndarray) and action.shape == ():
         action = action[()]
     if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
