@@ -134,7 +134,9 @@ def explained_variance(predicted: np.ndarray, target: np.ndarray) -> float:
 
 def assign_seats(pool: OpponentPool, game, rng: np.random.Generator) -> tuple[np.ndarray, int]:
     """Who plays each seat of a new episode (SELF or a pool member) and the opponent it is
-    measured against (SELF when the learner plays every seat)."""
+    measured against (SELF when the learner plays every seat). In partnerships the learner also
+    plays its partner's seat, as a trained policy plays in evaluation: a partner drawn from the
+    pool (a random player, say) taught it to play for a partner it will never have."""
     players = game.num_players
     opponent = pool.sample()
     if opponent == SELF:
@@ -143,7 +145,7 @@ def assign_seats(pool: OpponentPool, game, rng: np.random.Generator) -> tuple[np
     learner = int(rng.integers(players))
     owners[learner] = SELF
     if getattr(game.config, "partnerships", 0):
-        owners[(learner + 2) % players] = pool.sample()  # the partner comes from the same pool
+        owners[(learner + 2) % players] = SELF
     return owners, opponent
 
 
