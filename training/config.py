@@ -115,6 +115,7 @@ class RunConfig:
     checkpoint_every: int = 50  # updates
     time_limit_minutes: float = 0.0  # stop early when reached; 0 means no limit
     torch_threads: int = 0  # 0: torch's default
+    engine_threads: int = 0  # threads of the batched engine (0: every core numba may use)
     init_from: str = ""  # a checkpoint (or shipped agent) whose weights a new run starts from
 
 
@@ -139,6 +140,7 @@ SCHEDULE_KEYS = frozenset(
         "run.checkpoint_every",
         "run.device",
         "run.torch_threads",
+        "run.engine_threads",
         "eval.every",
         "eval.games",
     }
@@ -259,6 +261,10 @@ def _validate(config: TrainConfig) -> None:
         raise ConfigError(f"pool.self_play_share and pool.baseline_share must be >= 0 and sum to <= 1, got {shares}")
     if not config.network.hidden_sizes or min(config.network.hidden_sizes) <= 0:
         raise ConfigError(f"network.hidden_sizes must be positive sizes, got {config.network.hidden_sizes}")
+    threads = {"run.torch_threads": config.run.torch_threads, "run.engine_threads": config.run.engine_threads}
+    for key, value in threads.items():
+        if value < 0:
+            raise ConfigError(f"{key} must be 0 (the default) or a positive number of threads, got {value}")
     if config.run.device not in ("auto", "cpu", "cuda") and not config.run.device.startswith("cuda:"):
         raise ConfigError(f"run.device must be auto, cpu or cuda[:N], got {config.run.device!r}")
     if config.imitation.teacher:

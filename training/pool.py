@@ -3,9 +3,10 @@
 Each episode the trainer draws the policy that plays the opponents' seats (in partnerships the
 learner plays its partner's seat too). With probability ``self_play_share`` it is the current
 policy itself (then the learner plays every seat); with ``baseline_share`` a built-in agent
-(any the project ships, stateful ones included); otherwise a frozen snapshot. Among baselines and among snapshots the draw is prioritized fictitious self-play:
-weight ``(1 - p) ** pfsp_power`` where ``p`` is the learner's recent score against that
-opponent, so the opponents it still loses to come up most often.
+(any the project ships, stateful ones included); otherwise a frozen snapshot. Among baselines
+and among snapshots the draw is prioritized fictitious self-play: weight ``(1 - p) ** pfsp_power``
+where ``p`` is the learner's recent score against that opponent, so the opponents it still loses
+to come up most often.
 """
 
 from __future__ import annotations

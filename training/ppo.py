@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import numba
 import numpy as np
 import torch
 from numba import njit
@@ -201,12 +202,13 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
     """Train the configured policy into ``run_dir``; returns the last checkpoint's folder."""
     # ---------------------------------------------------------------- setup
     torch.manual_seed(config.run.seed)
+    cores = numba.config.NUMBA_NUM_THREADS  # the most threads the batched engine may use
     if config.run.torch_threads:
         torch.set_num_threads(config.run.torch_threads)
     device = pick_device(config.run.device)
     rng = np.random.default_rng(config.run.seed)
     game = make_game(config.env.variant, **config.env.options)
-    envs = BatchedEnv(game, config.ppo.num_envs)
+    envs = BatchedEnv(game, config.ppo.num_envs, num_threads=min(config.run.engine_threads, cores) or None)
     players, num_envs = game.num_players, config.ppo.num_envs
     network = PolicyNetwork(game.observation_size, game.num_actions, config.network.hidden_sizes).to(device)
     optimizer = torch.optim.Adam(network.parameters(), lr=config.ppo.learning_rate, eps=1e-5)
