@@ -55,6 +55,7 @@ class Game:
         sizes = self.rules.layout_sizes(self.packed_config)
         self.observation_size = int(sum(sizes))
         self.observation_layout = layout_from_sizes(self.rules.OBSERVATION_BLOCKS, sizes)
+        self.packed_config = pack_config(self.config, self.observation_layout)
         self.observation_doc = dict(self.rules.OBSERVATION_BLOCKS)
         self.action_tiles = np.array([self._action_tile(a) for a in range(self.num_actions)], np.int64)
         self.action_tiles.flags.writeable = False
@@ -296,15 +297,19 @@ class DealTiles:
         return [t for t in range(num_tiles) if t not in self.seen]
 
 
-def pack_config(config: NamedTuple) -> np.ndarray:
+def pack_config(config: NamedTuple, layout: dict[str, slice] | None = None) -> np.ndarray:
     """``config`` as a one-record numpy array with the same field names (read as
-    ``cfg[0].num_players`` in compiled code).
+    ``cfg[0].num_players`` in compiled code), and ``at_<block>`` fields: where each block of the
+    observation ``layout`` starts (read as ``cfg[0].at_hand`` by the rules' ``observe``).
 
     numba recognises an array argument's type several times faster than a NamedTuple's, and the
-    AEC environment pays that on every compiled call.
+    AEC environment pays that on every compiled call. The block starts are computed once, here,
+    from the rules' ``layout_sizes``: ``observe`` runs for every game at every step.
     """
-    dtype = np.dtype((np.record, [(name, np.int64) for name in config._fields]))
-    return np.array([tuple(config)], dtype=dtype)
+    values = dict(zip(config._fields, config, strict=True))
+    values |= {f"at_{name}": part.start for name, part in (layout or {}).items()}
+    dtype = np.dtype((np.record, [(name, np.int64) for name in values]))
+    return np.array([tuple(values.values())], dtype=dtype)
 
 
 def layout_from_sizes(blocks: tuple[tuple[str, str], ...], sizes: tuple[int, ...]) -> dict[str, slice]:

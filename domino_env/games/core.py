@@ -22,7 +22,10 @@ rules. What they have in common lives here, so that a new variant is one rules m
   themselves, so their cache stamp covers every file named by ``IMPLEMENTED_BY`` (see
   :mod:`domino_env.jit_cache`).
 - **The helpers** every variant's rules are written with: the line of play (``fits``,
-  ``place``), the observation's block offsets, the rewards, and the start of ``determinize``.
+  ``place``), the observation's common blocks, the rewards, and the start of ``determinize``.
+  The observation's block offsets come in ``cfg`` (``cfg[0].at_hand``, ...), computed once from
+  ``layout_sizes`` by ``Game``. The small helpers are inlined (``inline="always"``): as calls
+  into another module they cost a third of the time of a batched step.
 """
 
 from __future__ import annotations
@@ -132,16 +135,7 @@ def clear_line(s):
 # ---------------------------------------------------------------------------------------------- observation
 
 
-@njit(cache=True)
-def offsets(sizes):
-    """Start of each observation block from the rules' ``layout_sizes`` (one more entry: the end)."""
-    starts = np.zeros(len(sizes) + 1, np.int64)
-    for i in range(len(sizes)):
-        starts[i + 1] = starts[i] + sizes[i]
-    return starts
-
-
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def observe_tiles(s, seat, num_tiles, out, hand, table):
     """The observation's ``hand`` and ``table`` blocks (starting there in ``out``): the
     observer's own tiles and the tiles on the table, one flag per tile index."""
@@ -153,7 +147,7 @@ def observe_tiles(s, seat, num_tiles, out, hand, table):
             out[table + t] = 1.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def observe_turn(s, seat, players, numbers, out, voids, to_act):
     """The observation's ``voids`` block (for the seats after ``seat``, ``numbers`` flags each:
     the numbers that seat has shown it does not hold) and ``to_act`` block (one-hot relative seat

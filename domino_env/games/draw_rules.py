@@ -417,7 +417,9 @@ def observe(state, cfg, g, seat, out):
     s = state[g]
     players = cfg[0].num_players
     tiles = cfg[0].num_tiles
-    hand, table, left, right, hand_sizes, bone, voids, to_act, points = core.offsets(layout_sizes(cfg))[:9]
+    c = cfg[0]
+    hand, table, left, right, hand_sizes = c.at_hand, c.at_table, c.at_left_end, c.at_right_end, c.at_hand_sizes
+    bone, voids, to_act, points = c.at_boneyard, c.at_voids, c.at_to_act, c.at_match_points
     core.observe_tiles(s, seat, tiles, out, hand, table)
     if s.tiles_on_table > 0:
         out[left + s.ends[LEFT]] = 1.0

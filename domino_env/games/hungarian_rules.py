@@ -423,8 +423,10 @@ def observe(state, cfg, g, seat, out):
     out[:] = 0.0
     s = state[g]
     players = cfg[0].num_players
-    starts = core.offsets(layout_sizes(cfg))
-    hand, table, left, right, run, run_end, hand_sizes, voids, out_of_play, to_act, points = starts[:11]
+    c = cfg[0]
+    hand, table, left, right, run = c.at_hand, c.at_table, c.at_left_end, c.at_right_end, c.at_run_in_progress
+    run_end, hand_sizes, voids, out_of_play = c.at_run_end, c.at_hand_sizes, c.at_voids, c.at_out
+    to_act, points = c.at_to_act, c.at_match_points
     core.observe_tiles(s, seat, NUM_TILES, out, hand, table)
     if s.ends[LEFT] != NO_END:
         out[left + s.ends[LEFT]] = 1.0

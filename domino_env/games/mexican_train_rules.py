@@ -646,9 +646,11 @@ def observe(state, cfg, g, seat, out):
     tiles = cfg[0].num_tiles
     numbers = cfg[0].set_size + 1
     trains = players + 1
-    starts = core.offsets(layout_sizes(cfg))
-    hand, table, engine, ends, started, public, sizes, double_train = starts[:8]
-    double_number, hand_sizes, bone, voids, had_turn, turn, to_act, points = starts[8:16]
+    c = cfg[0]
+    hand, table, engine, ends, started = c.at_hand, c.at_table, c.at_engine, c.at_train_ends, c.at_train_started
+    public, sizes, double_train = c.at_train_public, c.at_train_sizes, c.at_double_train
+    double_number, hand_sizes, bone, voids = c.at_double_number, c.at_hand_sizes, c.at_boneyard, c.at_voids
+    had_turn, turn, to_act, points = c.at_had_turn, c.at_turn, c.at_to_act, c.at_match_points
     core.observe_tiles(s, seat, tiles, out, hand, table)
     out[engine + int(s.engine)] = 1.0
     for target in range(trains):
