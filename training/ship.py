@@ -158,6 +158,17 @@ def pretrained_table() -> str:
     return "\n".join(lines)
 
 
+def time_profile(run_dir: Path) -> dict[str, float]:
+    """A run's mean share of each timed part of an update (``time/*`` in its metrics) and its
+    self-play steps per second over the whole run, from ``metrics.csv``."""
+    with (Path(run_dir) / "metrics.csv").open() as handle:
+        rows = [r for r in csv.DictReader(handle) if r.get("speed/env_steps_per_second")]
+    parts = sorted({k for r in rows for k in r if k.startswith("time/") and r[k]})
+    profile = {part: sum(float(r[part] or 0) for r in rows) / len(rows) for part in parts}
+    profile["steps/s"] = sum(float(r["speed/env_steps_per_second"]) for r in rows) / len(rows)
+    return profile
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("configs", nargs="*", type=Path)
@@ -165,9 +176,17 @@ def main() -> None:
     parser.add_argument("--search-games", type=int, default=0, help="episodes against PIMC and ISMCTS (0: none)")
     parser.add_argument("--runs-dir", default="runs")
     parser.add_argument("--table", action="store_true", help="print the pretrained table of the README")
+    parser.add_argument("--profile", nargs="+", type=Path, metavar="RUN", help="where each run's time went")
     args = parser.parse_args()
     if args.table:
         print(pretrained_table())
+    for run_dir in args.profile or []:
+        profile = time_profile(run_dir)
+        print(
+            f"{run_dir.name}: "
+            + ", ".join(f"{k.removeprefix('time/')} {v:.0%}" for k, v in profile.items() if k != "steps/s")
+            + f"; {profile['steps/s']:,.0f} steps/s"
+        )
     for path in args.configs:
         ship(path, args.games, args.search_games, args.runs_dir)
 
