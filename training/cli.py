@@ -57,7 +57,7 @@ def resolve_game(args: argparse.Namespace, policies: list[str]) -> Game:
 
 def load_policy(name: str, game: Game, seed: int, deterministic: bool = True) -> Agent:
     """A built-in agent, a shipped pretrained agent, or a checkpoint (file, folder or run)."""
-    if name in AGENTS:
+    if name.partition(":")[0] in AGENTS:  # an agent, perhaps with options: pimc:simulations=200
         return make_agent(name, game, seed=seed)
     path = ckpt.resolve_checkpoint(name)
     if path is None:
