@@ -15,9 +15,9 @@ shipped one:
     .venv/bin/python -m benchmarks.self_play_ablation [--config configs/draw_2p.yaml]
         [--steps 3000000] [--games 2000] [--arms scratch shipped ...]
 
-Prints, per arm: training minutes, self-play steps per second, the win rate against a table of
-heuristics with its 95% interval, and the last update's approximate KL, clip fraction and
-explained variance. Runs go to ``runs/ablation/``.
+Prints, per arm: training minutes (imitation included), self-play steps per second, the win rate
+against a table of heuristics with its 95% interval, and the approximate KL, clip fraction and
+explained variance averaged over the run's updates. Runs go to ``runs/ablation/``.
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ OLD_RECIPE = [
     "ppo.ent_coef=0.01",
     "run.torch_threads=1",
 ]
+FIGURES = ("loss/approx_kl", "loss/clip_fraction", "loss/explained_variance")
 ARMS = {
     "scratch": [*OLD_RECIPE, "ppo.learn_forced=true"],
     "scratch, forced skipped": OLD_RECIPE,
@@ -60,10 +61,13 @@ ARMS = {
 }
 
 
-def last_row(run_dir: Path) -> dict[str, str]:
+def run_means(run_dir: Path) -> dict[str, float]:
+    """Each PPO figure's mean over the run's updates (the last update alone says little: the
+    learning rate has annealed to zero by then), and the self-play steps it made."""
     with (run_dir / "metrics.csv").open() as handle:
         rows = [r for r in csv.DictReader(handle) if r.get("loss/approx_kl")]
-    return rows[-1] if rows else {}
+    means = {key: sum(float(r[key]) for r in rows) / len(rows) for key in FIGURES}
+    return means | {"env_steps": float(rows[-1]["env_steps"])}
 
 
 def run_arm(config_path: Path, name: str, overrides: list[str], steps: int, games: int) -> dict[str, str]:
@@ -79,16 +83,15 @@ def run_arm(config_path: Path, name: str, overrides: list[str], steps: int, game
     policy = PolicyAgent(ckpt.load_network(folder, game), name=name)
     record = rotated_match(game, lineup(game, policy, make_agent("heuristic", game, seed=0)), games, EVALUATION_SEED)[0]
     low, high = record.win_interval()
-    row = last_row(run_dir)
-    env_steps = int(row.get("env_steps", 0) or 0)
+    means = run_means(run_dir)
     return {
         "arm": name,
         "minutes": f"{minutes:.1f}",
-        "steps/s": f"{env_steps / max(minutes * 60, 1e-9):,.0f}",
+        "steps/s": f"{means['env_steps'] / max(minutes * 60, 1e-9):,.0f}",
         "vs heuristic": f"{record.win_rate:.3f} [{low:.3f}, {high:.3f}]",
-        "approx KL": f"{float(row.get('loss/approx_kl', 'nan')):.1e}",
-        "clip fraction": f"{float(row.get('loss/clip_fraction', 'nan')):.3f}",
-        "explained variance": f"{float(row.get('loss/explained_variance', 'nan')):.2f}",
+        "approx KL": f"{means['loss/approx_kl']:.1e}",
+        "clip fraction": f"{means['loss/clip_fraction']:.3f}",
+        "explained variance": f"{means['loss/explained_variance']:.2f}",
     }
 
 
