@@ -33,6 +33,9 @@ TINY = [
     "run.checkpoint_every=1",
     "run.time_limit_minutes=0",
     "network.hidden_sizes=[32]",
+    "imitation.rounds=1",  # the shipped configs' head start, kept tiny
+    "imitation.decisions_per_round=64",
+    "imitation.epochs=1",
 ]
 
 
@@ -147,7 +150,8 @@ def test_a_killed_run_resumes_from_its_checkpoint(tmp_path: Path, monkeypatch: p
     state = ckpt.load_training_state(folder)
     assert state["progress"]["update"] == 5 and state["progress"]["env_steps"] == 5 * 128
     steps = [line.split(",")[0] for line in (run_dir / "metrics.csv").read_text().splitlines()[1:]]
-    assert steps == [str(128 * u) for u in range(1, 6)]  # updates 1-2, then 3-5 after the resume
+    # the imitation head start's row, updates 1-2, then 3-5 after the resume
+    assert steps == ["0"] + [str(128 * u) for u in range(1, 6)]
 
 
 def test_resume_cli_refuses_a_folder_without_checkpoint(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
