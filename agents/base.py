@@ -15,6 +15,8 @@ So the same runner seats any mix of trained policies, baselines and search agent
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -32,6 +34,14 @@ class Agent:
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         raise NotImplementedError
+
+    def random_state(self) -> Any:
+        """What the agent's own generator holds (None for an agent that draws nothing), so that a
+        training checkpoint resumes its opponents exactly where they were."""
+        return None
+
+    def set_random_state(self, state: Any) -> None:
+        """Restore what :meth:`random_state` returned."""
 
     def act_one(self, observation: dict[str, np.ndarray], state: np.ndarray | None = None) -> int:
         """The action for one PettingZoo observation (``{"observation", "action_mask"}``).

@@ -297,6 +297,12 @@ class HeuristicAgent(StatefulAgent):
         self.scratch = game.new_state(SCRATCH_RECORDS)
         self.mask = np.zeros(game.num_actions, np.int8)
 
+    def random_state(self) -> int:
+        return int(self.view[0]["rng"])  # the generator of its determinizations
+
+    def set_random_state(self, state: int) -> None:
+        self.view[0]["rng"] = state
+
     def act_state(self, state: np.ndarray, g: int) -> int:
         seat = self.game.current_seat(state, g)
         self.game.determinize(state, g, seat, self.view, 0)

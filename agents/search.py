@@ -282,6 +282,12 @@ class SearchAgent(StatefulAgent):
         self.scratch = game.new_state(SCRATCH_RECORDS)
         self.mask = np.zeros(game.num_actions, np.int8)
 
+    def random_state(self) -> int:
+        return int(self.rng[0]["rng"])
+
+    def set_random_state(self, state: int) -> None:
+        self.rng[0]["rng"] = state
+
     def forced(self, state: np.ndarray, g: int) -> int | None:
         """The only legal action, if there is just one. Reading the mask is fair: it is part of
         the acting seat's observation."""

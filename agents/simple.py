@@ -20,6 +20,12 @@ class RandomAgent(Agent):
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         return sample_legal(masks, self.rng.random(masks.shape[0]))
 
+    def random_state(self) -> dict:
+        return self.rng.bit_generator.state
+
+    def set_random_state(self, state: dict) -> None:
+        self.rng.bit_generator.state = state
+
 
 class GreedyAgent(Agent):
     """Plays the heaviest playable tile (ties: the lowest action index, so the first legal end);

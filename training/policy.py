@@ -27,6 +27,12 @@ class PolicyAgent(Agent):
         self.generator = torch.Generator(device=self.device)
         self.generator.manual_seed(0 if seed is None else seed)
 
+    def random_state(self) -> torch.Tensor:
+        return self.generator.get_state()
+
+    def set_random_state(self, state: torch.Tensor) -> None:
+        self.generator.set_state(state)
+
     @torch.no_grad()
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         obs = torch.as_tensor(observations, dtype=torch.float32, device=self.device)

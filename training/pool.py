@@ -117,6 +117,7 @@ class OpponentPool:
             "next_id": self.next_id,
             "snapshot_ids": list(self.snapshot_ids),
             "members": {i: (m.name, m.weights, m.score, m.games) for i, m in self.members.items()},
+            "random_states": {i: m.agent.random_state() for i, m in self.members.items()},
         }
 
     def load_state_dict(self, state: dict) -> None:
@@ -134,3 +135,5 @@ class OpponentPool:
                 self._add_snapshot(member_id, name, weights, score, games)
         self.snapshot_ids = list(drawable)
         self.next_id = state["next_id"]
+        for member_id, random_state in state.get("random_states", {}).items():  # older checkpoints lack them
+            self.members[member_id].agent.set_random_state(random_state)
