@@ -12,25 +12,13 @@ import torch
 
 from agents import make_agent
 from domino_env import make_game
+from tests.test_training import TINY  # the same few tiny updates
 from training.config import ConfigError, ImitationConfig, build_config, load_config
 from training.imitation import Demonstrations, fit, record_decisions
 from training.network import PolicyNetwork
 from training.policy import PolicyAgent
 from training.ppo import explained_variance, train
 from training.ship import EVALUATION_SEED, pretrained_table, training_seeds
-
-TINY = [
-    "ppo.num_envs=16",
-    "ppo.rollout_steps=8",
-    "ppo.total_env_steps=384",
-    "ppo.update_epochs=1",
-    "eval.every=1",
-    "eval.games=8",
-    "pool.snapshot_every=1",
-    "run.checkpoint_every=1",
-    "run.time_limit_minutes=0",
-    "network.hidden_sizes=[32]",
-]
 
 
 @pytest.mark.parametrize("variant", ["draw", "hungarian", "mexican_train"])
