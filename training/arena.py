@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.base import Agent
-from agents.tournament import rotated_match
+from agents.tournament import rotated_match, wilson_interval
 from domino_env.game import Game
 from training.arena_plot import plot_arena
 
@@ -44,17 +44,29 @@ class Matchup:
 
     def interval(self, z: float = 1.96) -> tuple[float, float]:
         """Wilson score interval of the win rate."""
-        n, p = self.episodes, self.win_rate
-        if n == 0:
-            return 0.0, 1.0
-        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-        return max(0.0, centre - half), min(1.0, centre + half)
+        return wilson_interval(self.wins, self.episodes, z)
 
     @property
     def verdict(self) -> str:
         low, high = self.interval()
         return "above" if low > self.fair_share else "below" if high < self.fair_share else "level"
+
+
+def matchup_table(matchups: list[Matchup]) -> str:
+    """A Markdown row per matchup: win rate with its interval against the fair share, points per
+    hand and the policy's time per move."""
+    lines = [
+        "| policy | against a table of | episodes | win rate | 95% interval | fair share | verdict "
+        "| points / hand | policy ms/move |",
+        "|---|---|---:|---:|---|---:|---|---:|---:|",
+    ]
+    for m in matchups:
+        low, high = m.interval()
+        lines.append(
+            f"| {m.policy} | {m.opponent} | {m.episodes} | {m.win_rate:.3f} | [{low:.3f}, {high:.3f}] | "
+            f"{m.fair_share:.3f} | {m.verdict} | {m.points / max(m.hands, 1):.2f} | {m.ms_per_move:.2f} |"
+        )
+    return "\n".join(lines)
 
 
 @dataclass
@@ -63,17 +75,7 @@ class ArenaResult:
     ratings: dict[str, float]
 
     def markdown(self) -> str:
-        lines = [
-            "| policy | against a table of | episodes | win rate | 95% interval | fair share | verdict "
-            "| points / hand | policy ms/move |",
-            "|---|---|---:|---:|---|---:|---|---:|---:|",
-        ]
-        for m in self.matchups:
-            low, high = m.interval()
-            lines.append(
-                f"| {m.policy} | {m.opponent} | {m.episodes} | {m.win_rate:.3f} | [{low:.3f}, {high:.3f}] | "
-                f"{m.fair_share:.3f} | {m.verdict} | {m.points / max(m.hands, 1):.2f} | {m.ms_per_move:.2f} |"
-            )
+        lines = [matchup_table(self.matchups)]
         lines += ["", "| policy | rating (Elo scale) |", "|---|---:|"]
         lines += [f"| {name} | {rating:.0f} |" for name, rating in sorted(self.ratings.items(), key=lambda x: -x[1])]
         return "\n".join(lines)

@@ -28,6 +28,7 @@ import torch
 from torch import nn
 
 from agents import make_agent
+from agents.base import Agent
 from domino_env import BatchedEnv
 from domino_env.game import Game
 from training.config import ImitationConfig
@@ -55,8 +56,8 @@ class Demonstrations:
 
 def record_decisions(
     game: Game,
-    teacher,
-    driver,
+    teacher: Agent,
+    driver: Agent | None,
     num_decisions: int,
     num_envs: int,
     seed: int,

@@ -25,8 +25,9 @@ from pathlib import Path
 from agents import make_agent
 from domino_env import make_game
 from training import checkpoint as ckpt
-from training.arena import run_arena
+from training.arena import matchup_table, run_arena
 from training.config import TrainConfig, load_config
+from training.imitation import round_seed
 from training.policy import PolicyAgent
 from training.ppo import train
 
@@ -41,8 +42,6 @@ SEARCH_BUDGETS = {"draw": 1000, "block": 2000, "hungarian": 2000, "mexican_train
 
 def training_seeds(config: TrainConfig) -> set[int]:
     """Every seed whose deals the run played: the self-play games' and each imitation round's."""
-    from training.imitation import round_seed
-
     seeds = {config.run.seed}
     if config.imitation.teacher:
         seeds |= {round_seed(config.run.seed, r) for r in range(config.imitation.rounds)}
@@ -61,26 +60,18 @@ def evaluate_policy(game, policy: PolicyAgent, games: int, search_games: int, se
             searcher = make_agent(name, game, seed=7, simulations=budget)
             extra = run_arena(game, {policy.name: policy, name: searcher}, search_games, seed=seed, opponents=[name])
             matchups += [m for m in extra.matchups if m.policy == policy.name]
-    lines = [
-        "| policy | against a table of | episodes | win rate | 95% interval | fair share | verdict | policy ms/move |",
-        "|---|---|---:|---:|---|---:|---|---:|",
-    ]
-    figures = {}
-    for m in matchups:
-        low, high = m.interval()
-        lines.append(
-            f"| {m.policy} | {m.opponent} | {m.episodes} | {m.win_rate:.3f} | [{low:.3f}, {high:.3f}] | "
-            f"{m.fair_share:.3f} | {m.verdict} | {m.ms_per_move:.2f} |"
-        )
-        figures[m.opponent] = {
+    figures = {
+        m.opponent: {
             "episodes": m.episodes,
             "win_rate": m.win_rate,
-            "interval": [low, high],
+            "interval": list(m.interval()),
             "fair_share": m.fair_share,
             "verdict": m.verdict,
         }
+        for m in matchups
+    }
     figures["ms_per_move"] = matchups[0].ms_per_move if matchups else 0.0
-    return "\n".join(lines), figures
+    return matchup_table(matchups), figures
 
 
 def ship(config_path: Path, games: int, search_games: int, runs_dir: str) -> Path:
