@@ -10,7 +10,9 @@ shipped one:
 - ``scratch, forced skipped``: the same, forced decisions kept out of the network and buffer;
 - ``scratch, heuristic in pool``: random weights against the shipped pool (the heuristic first);
 - ``imitation only``: the shipped imitation, then a single PPO update;
-- ``shipped``: the config as it is.
+- ``shipped``: the config as it is;
+- ``privileged critic``: the config with a critic that also reads the hidden tiles
+  (``network.critic=privileged``, :mod:`training.critic_inputs`).
 
     .venv/bin/python -m benchmarks.self_play_ablation [--config configs/draw_2p.yaml]
         [--steps 3000000] [--games 2000] [--arms scratch shipped ...]
@@ -58,6 +60,7 @@ ARMS = {
     "scratch, heuristic in pool": ["imitation.teacher=''"],
     "imitation only": ["ppo.total_env_steps=1"],
     "shipped": [],
+    "privileged critic": ["network.critic=privileged"],
 }
 
 

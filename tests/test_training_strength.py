@@ -59,10 +59,14 @@ def test_behaviour_cloning_learns_a_simple_teacher() -> None:
 
 
 def test_demonstrations_join_keeps_every_field_aligned() -> None:
-    a = Demonstrations(np.zeros((2, 3), np.float32), np.ones((2, 4), np.int8), np.array([0, 1]), np.array([1.0, -1.0]))
-    b = Demonstrations(np.ones((1, 3), np.float32), np.ones((1, 4), np.int8), np.array([3]), np.array([0.5]))
+    hidden = np.zeros((2, 5), np.uint8), np.ones((1, 5), np.uint8)
+    a = Demonstrations(
+        np.zeros((2, 3), np.float32), hidden[0], np.ones((2, 4), np.int8), np.array([0, 1]), np.array([1.0, -1.0])
+    )
+    b = Demonstrations(np.ones((1, 3), np.float32), hidden[1], np.ones((1, 4), np.int8), np.array([3]), np.array([0.5]))
     joined = Demonstrations.join([a, b])
     assert len(joined) == 3 and joined.obs.shape == (3, 3)
+    np.testing.assert_array_equal(joined.hidden.sum(1), [0, 0, 5])
     np.testing.assert_array_equal(joined.action, [0, 1, 3])
     np.testing.assert_array_equal(joined.outcome, [1.0, -1.0, 0.5])
 
@@ -158,7 +162,7 @@ def test_a_reloaded_pool_plays_on_exactly_as_the_saved_one_would() -> None:
     network = PolicyNetwork(game.observation_size, game.num_actions, [16])
 
     def fresh() -> OpponentPool:
-        pool = OpponentPool(config, game, [16], seed=3)
+        pool = OpponentPool(config, game, lambda: PolicyNetwork(game.observation_size, game.num_actions, [16]), seed=3)
         pool.add_snapshot(network, update=1)
         return pool
 

@@ -21,7 +21,7 @@ from safetensors.torch import load_file, safe_open, save_file
 
 from domino_env.game import Game
 from training.config import ConfigError, TrainConfig, load_config, resume_changes
-from training.network import PolicyNetwork
+from training.network import PolicyNetwork, network_for
 
 MODEL_FILE = "model.safetensors"
 CONFIG_FILE = "config.yaml"
@@ -45,7 +45,12 @@ def describe_game(game: Game) -> dict[str, str]:
 
 def save_model(folder: Path, network: PolicyNetwork, game: Game) -> None:
     folder.mkdir(parents=True, exist_ok=True)
-    metadata = {**describe_game(game), "hidden_sizes": json.dumps(network.hidden_sizes)}
+    metadata = {
+        **describe_game(game),
+        "hidden_sizes": json.dumps(network.hidden_sizes),
+        "critic_inputs": str(network.critic_inputs),
+        "action_head": network.action_head,
+    }
     save_file(
         {k: v.detach().cpu().contiguous() for k, v in network.state_dict().items()}, folder / MODEL_FILE, metadata
     )
@@ -95,7 +100,13 @@ def load_network(path: str | Path, game: Game) -> PolicyNetwork:
         hidden = json.loads(metadata["hidden_sizes"])
     except (KeyError, ValueError):
         raise CheckpointError(f"checkpoint {path} does not record its network's hidden sizes") from None
-    network = PolicyNetwork(game.observation_size, game.num_actions, hidden)
+    critic_inputs = metadata.get("critic_inputs", "0")  # older checkpoints: a shared critic
+    if not critic_inputs.isdigit():
+        raise CheckpointError(f"checkpoint {path} records critic_inputs={critic_inputs!r}, not a count")
+    action_head = metadata.get("action_head", "flat")  # older checkpoints: one logit per action
+    if action_head not in ("flat", "tiles"):
+        raise CheckpointError(f"checkpoint {path} records an unknown action_head={action_head!r}")
+    network = network_for(game, hidden, int(critic_inputs), action_head)
     try:
         network.load_state_dict(load_file(str(model_path(path))))
     except RuntimeError as error:
@@ -103,7 +114,9 @@ def load_network(path: str | Path, game: Game) -> PolicyNetwork:
     return network
 
 
-def initial_weights(path: str | Path, game: Game, hidden_sizes: list[int]) -> dict[str, torch.Tensor]:
+def initial_weights(
+    path: str | Path, game: Game, hidden_sizes: list[int], critic_inputs: int = 0, action_head: str = "flat"
+) -> dict[str, torch.Tensor]:
     """The weights a new run starts from (``run.init_from``: a checkpoint, run folder or shipped
     agent's name), refusing a checkpoint of another game or another network shape."""
     resolved = resolve_checkpoint(str(path))
@@ -114,6 +127,16 @@ def initial_weights(path: str | Path, game: Game, hidden_sizes: list[int]) -> di
         raise CheckpointError(
             f"run.init_from: {path} holds a network with hidden sizes {network.hidden_sizes}, but the config "
             f"asks for {list(hidden_sizes)}: set network.hidden_sizes={network.hidden_sizes}"
+        )
+    if network.critic_inputs != critic_inputs:
+        critic = "privileged" if network.critic_inputs else "shared"
+        raise CheckpointError(
+            f"run.init_from: {path} holds a network with a {critic} critic: set network.critic={critic}"
+        )
+    if network.action_head != action_head:
+        head = network.action_head
+        raise CheckpointError(
+            f"run.init_from: {path} holds a network with a {head!r} action head: set network.action_head={head}"
         )
     return network.state_dict()
 

@@ -71,9 +71,19 @@ class PPOConfig:
     learn_forced: bool = False
 
 
+CRITICS = ("shared", "privileged")
+ACTION_HEADS = ("flat", "tiles")
+
+
 @dataclass
 class NetworkConfig:
     hidden_sizes: list[int] = field(default_factory=lambda: [256, 256])
+    # "shared": the value head shares the policy's trunk. "privileged": a critic of its own that
+    # also reads the hidden tiles, in training only (training/critic_inputs.py).
+    critic: str = "shared"
+    # "flat": one logit per action from the trunk. "tiles": plus scores shared across tiles
+    # (training/network.py, TileScores).
+    action_head: str = "flat"
 
 
 @dataclass
@@ -261,6 +271,11 @@ def _validate(config: TrainConfig) -> None:
         raise ConfigError(f"pool.self_play_share and pool.baseline_share must be >= 0 and sum to <= 1, got {shares}")
     if not config.network.hidden_sizes or min(config.network.hidden_sizes) <= 0:
         raise ConfigError(f"network.hidden_sizes must be positive sizes, got {config.network.hidden_sizes}")
+    if config.network.critic not in CRITICS:
+        raise ConfigError(f"network.critic must be one of {', '.join(CRITICS)}, got {config.network.critic!r}")
+    if config.network.action_head not in ACTION_HEADS:
+        heads = ", ".join(ACTION_HEADS)
+        raise ConfigError(f"network.action_head must be one of {heads}, got {config.network.action_head!r}")
     threads = {"run.torch_threads": config.run.torch_threads, "run.engine_threads": config.run.engine_threads}
     for key, value in threads.items():
         if value < 0:

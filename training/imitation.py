@@ -32,6 +32,7 @@ from agents.base import Agent
 from domino_env import BatchedEnv
 from domino_env.game import Game
 from training.config import ImitationConfig
+from training.critic_inputs import hidden_tiles
 from training.network import PolicyNetwork, masked_logits
 from training.policy import PolicyAgent
 
@@ -41,6 +42,7 @@ class Demonstrations:
     """Teacher-labelled decisions: what the acting seat saw, could do, should do, and got."""
 
     obs: np.ndarray  # [N, D] float32
+    hidden: np.ndarray  # [N, K] uint8: a privileged critic's inputs (K = 0 for a shared critic)
     mask: np.ndarray  # [N, A] int8
     action: np.ndarray  # [N] the teacher's action
     outcome: np.ndarray  # [N] the acting seat's episode reward
@@ -50,7 +52,7 @@ class Demonstrations:
 
     @staticmethod
     def join(parts: list[Demonstrations]) -> Demonstrations:
-        fields = ("obs", "mask", "action", "outcome")
+        fields = ("obs", "hidden", "mask", "action", "outcome")
         return Demonstrations(*(np.concatenate([getattr(part, f) for part in parts]) for f in fields))
 
 
@@ -61,13 +63,15 @@ def record_decisions(
     num_decisions: int,
     num_envs: int,
     seed: int,
+    critic_inputs: int = 0,
 ) -> tuple[Demonstrations, int]:
     """Play games on the batched engine, ``driver`` choosing the moves, until ``num_decisions``
     unforced decisions ended with their episode; each is labelled with ``teacher``'s action.
-    ``driver`` is None when the teacher drives. Returns the decisions and the engine steps."""
+    ``driver`` is None when the teacher drives; ``critic_inputs`` is the size of the hidden
+    tiles a privileged critic reads (0: none recorded). Returns the decisions and the engine steps."""
     envs = BatchedEnv(game, num_envs)
     obs, mask, seat = envs.reset(seed=seed)
-    chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
     outcomes: list[np.ndarray] = []  # per chunk, filled in when each decision's episode ends
     running: list[list[tuple[int, int, int]]] = [[] for _ in range(num_envs)]  # (chunk, row, seat)
     episode_reward = np.zeros((num_envs, game.num_players), np.float32)
@@ -80,7 +84,8 @@ def record_decisions(
             actions[choice] = labels if driver is None else driver.act(obs[choice], mask[choice])
             for row, g in enumerate(choice):
                 running[g].append((len(chunks), row, int(seat[g])))
-            chunks.append((obs[choice].copy(), mask[choice].copy(), labels))
+            hidden = hidden_tiles(game, envs.state, choice, seat[choice], critic_inputs).astype(np.uint8)
+            chunks.append((obs[choice].copy(), hidden, mask[choice].copy(), labels))
             outcomes.append(np.full(choice.size, np.nan, np.float32))
         obs, mask, seat, rewards, done = envs.step(actions)
         steps += num_envs
@@ -98,6 +103,7 @@ def record_decisions(
             np.concatenate([c[0] for c in chunks])[ended],
             np.concatenate([c[1] for c in chunks])[ended],
             np.concatenate([c[2] for c in chunks])[ended],
+            np.concatenate([c[3] for c in chunks])[ended],
             outcome[ended],
         ),
         steps,
@@ -117,6 +123,7 @@ def fit(
     and the share of decisions where the student's most likely action is the teacher's."""
     optimizer = torch.optim.Adam(network.parameters(), lr=config.learning_rate)
     obs = torch.as_tensor(data.obs, device=device)
+    hidden = torch.as_tensor(data.hidden, device=device)
     mask = torch.as_tensor(data.mask, device=device)
     action = torch.as_tensor(data.action, device=device)
     outcome = torch.as_tensor(data.outcome, device=device)
@@ -125,7 +132,7 @@ def fit(
     for _ in range(config.epochs):
         totals = {"policy": 0.0, "value": 0.0, "agreement": 0.0}
         for batch in torch.randperm(len(data), generator=generator).to(device).split(config.minibatch_size):
-            logits, value = network(obs[batch])
+            logits, value = network(obs[batch], hidden[batch].float())
             logits = masked_logits(logits, mask[batch])
             policy_loss = nn.functional.cross_entropy(logits, action[batch])
             value_loss = 0.5 * ((value - outcome[batch]) ** 2).mean()
@@ -173,7 +180,13 @@ def imitate(
         if round_ > 0:
             driver = PolicyAgent(network, "student", deterministic=False, seed=seed + round_, device=device)
         data, used = record_decisions(
-            game, teacher, driver, config.decisions_per_round, num_envs, seed=round_seed(seed, round_)
+            game,
+            teacher,
+            driver,
+            config.decisions_per_round,
+            num_envs,
+            seed=round_seed(seed, round_),
+            critic_inputs=network.critic_inputs,
         )
         parts.append(data)
         steps += used

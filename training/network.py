@@ -12,6 +12,8 @@ import torch
 from torch import nn
 from torch.distributions import Categorical
 
+from domino_env.tiles import TILE_HIGH, TILE_LOW, TILE_VALUE
+
 ILLEGAL_LOGIT = -1e9
 
 
@@ -23,26 +25,113 @@ def _layer(inputs: int, outputs: int, gain: float = float(np.sqrt(2))) -> nn.Lin
     return layer
 
 
-class PolicyNetwork(nn.Module):
-    """An MLP trunk shared by a policy head (one logit per action) and a value head."""
+def _mlp(inputs: int, hidden_sizes: list[int]) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for size in hidden_sizes:
+        layers += [_layer(inputs, size), nn.ReLU()]
+        inputs = size
+    return nn.Sequential(*layers)
 
-    def __init__(self, observation_size: int, num_actions: int, hidden_sizes: list[int]) -> None:
+
+class TileScores(nn.Module):
+    """Adds to each (tile, target) action a score computed from what the tile is, shared by all
+    tiles: ``score[a] = sum_k W[target(a), k](hidden) * features[tile(a), k]``, where a tile's
+    features are how many of its faces show each number, its pips and whether it is a double.
+
+    A plain policy head learns each action's logit on its own weights, so what it learns about
+    playing a 5 on one's own train says nothing about other tiles with a 5. Here a target's
+    weights over numbers are learned once for every tile (for example "leave open a number I
+    hold many of"), while the plain head still adds what is particular to each action.
+    Targets are numbered per tile in action order (Draw's left and right end; Mexican Train's
+    trains from the actor's own)."""
+
+    def __init__(self, width: int, action_tiles: np.ndarray) -> None:
         super().__init__()
-        layers: list[nn.Module] = []
-        width = observation_size
-        for size in hidden_sizes:
-            layers += [_layer(width, size), nn.ReLU()]
-            width = size
-        self.trunk = nn.Sequential(*layers)
-        self.policy_head = _layer(width, num_actions, gain=0.01)
-        self.value_head = _layer(width, 1, gain=1.0)
+        tiles = np.asarray(action_tiles)
+        plays = np.flatnonzero(tiles >= 0)
+        targets = np.array([np.count_nonzero(tiles[:a] == tiles[a]) for a in plays])
+        num_tiles, numbers = int(tiles.max()) + 1, int(TILE_HIGH[: int(tiles.max()) + 1].max()) + 1
+        features = np.zeros((num_tiles, numbers + 2), np.float32)
+        for t in range(num_tiles):
+            features[t, TILE_LOW[t]] += 1.0
+            features[t, TILE_HIGH[t]] += 1.0
+            features[t, numbers] = TILE_VALUE[t] / (2.0 * (numbers - 1))
+            features[t, numbers + 1] = float(TILE_LOW[t] == TILE_HIGH[t])
+        self.num_actions = len(tiles)
+        self.num_targets = int(targets.max()) + 1
+        # derived from the game, so kept out of checkpoints
+        self.register_buffer("features", torch.as_tensor(features), persistent=False)
+        self.register_buffer("plays", torch.as_tensor(plays), persistent=False)
+        self.register_buffer("play_tile", torch.as_tensor(tiles[plays]), persistent=False)
+        self.register_buffer("play_target", torch.as_tensor(targets), persistent=False)
+        self.weights = _layer(width, self.num_targets * features.shape[1], gain=0.01)
+
+    def forward(self, hidden: torch.Tensor) -> torch.Tensor:
+        weights = self.weights(hidden).view(len(hidden), self.num_targets, -1)
+        scores = torch.einsum("bjk,tk->btj", weights, self.features)
+        out = hidden.new_zeros(len(hidden), self.num_actions)
+        out[:, self.plays] = scores[:, self.play_tile, self.play_target]
+        return out
+
+
+class PolicyNetwork(nn.Module):
+    """A policy head (one logit per action) on an MLP trunk that reads the observation, and a
+    value head. The value head shares that trunk, unless ``critic_inputs`` > 0: then it sits on a
+    critic of its own that reads the observation and that many privileged inputs (the hidden
+    tiles, :mod:`training.critic_inputs`), which the policy never sees."""
+
+    def __init__(
+        self,
+        observation_size: int,
+        num_actions: int,
+        hidden_sizes: list[int],
+        critic_inputs: int = 0,
+        action_tiles: np.ndarray | None = None,
+    ) -> None:
+        super().__init__()
+        self.trunk = _mlp(observation_size, hidden_sizes)
+        self.policy_head = _layer(hidden_sizes[-1], num_actions, gain=0.01)
+        self.tile_scores = None if action_tiles is None else TileScores(hidden_sizes[-1], action_tiles)
+        self.critic = _mlp(observation_size + critic_inputs, hidden_sizes) if critic_inputs else None
+        self.value_head = _layer(hidden_sizes[-1], 1, gain=1.0)
         self.observation_size = observation_size
         self.num_actions = num_actions
         self.hidden_sizes = list(hidden_sizes)
+        self.critic_inputs = critic_inputs
 
-    def forward(self, observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    @property
+    def action_head(self) -> str:
+        return "flat" if self.tile_scores is None else "tiles"
+
+    def _logits(self, hidden: torch.Tensor) -> torch.Tensor:
+        logits = self.policy_head(hidden)
+        return logits if self.tile_scores is None else logits + self.tile_scores(hidden)
+
+    def logits(self, observations: torch.Tensor) -> torch.Tensor:
+        """The policy's logits: what plays, from the observation alone."""
+        return self._logits(self.trunk(observations))
+
+    def forward(
+        self, observations: torch.Tensor, privileged: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Logits and values; ``privileged`` (``[N, critic_inputs]``) is required by a
+        privileged critic and ignored otherwise."""
         hidden = self.trunk(observations)
-        return self.policy_head(hidden), self.value_head(hidden).squeeze(-1)
+        if self.critic is None:
+            return self._logits(hidden), self.value_head(hidden).squeeze(-1)
+        if privileged is None or privileged.shape[-1] != self.critic_inputs:
+            raise ValueError(
+                f"this network's critic reads {self.critic_inputs} privileged inputs besides the observation"
+            )
+        value = self.value_head(self.critic(torch.cat([observations, privileged], -1)))
+        return self._logits(hidden), value.squeeze(-1)
+
+
+def network_for(game, hidden_sizes: list[int], critic_inputs: int = 0, action_head: str = "flat") -> PolicyNetwork:
+    """A network shaped for ``game`` (a :class:`domino_env.game.Game`): its observation and
+    actions, and with ``action_head="tiles"`` its tiles' scores (:class:`TileScores`)."""
+    tiles = game.action_tiles if action_head == "tiles" else None
+    return PolicyNetwork(game.observation_size, game.num_actions, hidden_sizes, critic_inputs, tiles)
 
 
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

@@ -37,7 +37,7 @@ class PolicyAgent(Agent):
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         obs = torch.as_tensor(observations, dtype=torch.float32, device=self.device)
         mask = torch.as_tensor(masks, device=self.device)
-        logits, _ = self.network(obs)
+        logits = self.network.logits(obs)
         distribution = masked_distribution(logits, mask)
         if self.deterministic:
             actions = distribution.probs.argmax(-1)

@@ -11,6 +11,7 @@ to come up most often.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,10 +40,10 @@ class OpponentPool:
     """Members are keyed by stable ids (the owner codes games hold): a snapshot that leaves the
     pool stops being drawn at once but stays playable until no game in progress uses it."""
 
-    def __init__(self, config: PoolConfig, game: Game, hidden_sizes: list[int], seed: int) -> None:
+    def __init__(self, config: PoolConfig, game: Game, make_network: Callable[[], PolicyNetwork], seed: int) -> None:
         self.config = config
         self.game = game
-        self.hidden_sizes = hidden_sizes
+        self.make_network = make_network  # a network of the learner's shape, for snapshots
         self.rng = np.random.default_rng(seed)
         self.members: dict[int, Member] = {
             i: Member(name, make_agent(name, game, seed=seed + i)) for i, name in enumerate(config.baselines)
@@ -64,7 +65,7 @@ class OpponentPool:
     def _add_snapshot(
         self, member_id: int, name: str, weights: dict[str, torch.Tensor], score: float, games: int
     ) -> None:
-        frozen = PolicyNetwork(self.game.observation_size, self.game.num_actions, self.hidden_sizes)
+        frozen = self.make_network()
         frozen.load_state_dict(weights)
         frozen.eval()
         agent = PolicyAgent(frozen, name=name, deterministic=False, seed=int(self.rng.integers(1 << 31)))

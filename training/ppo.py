@@ -37,9 +37,10 @@ from agents.tournament import rotated_match
 from domino_env import BatchedEnv, make_game
 from training import checkpoint as ckpt
 from training.config import TrainConfig, save_config
+from training.critic_inputs import critic_input_size, hidden_tiles
 from training.imitation import imitate
 from training.logger import MetricsLogger
-from training.network import PolicyNetwork, legal_entropy, masked_distribution
+from training.network import PolicyNetwork, legal_entropy, masked_distribution, network_for
 from training.policy import PolicyAgent
 from training.pool import SELF, OpponentPool
 
@@ -53,8 +54,9 @@ def pick_device(name: str) -> torch.device:
 class Transitions:
     """The learner's decisions of one rollout, plus those carried over from the last one."""
 
-    def __init__(self, capacity: int, observation_size: int, num_actions: int) -> None:
+    def __init__(self, capacity: int, observation_size: int, num_actions: int, critic_inputs: int = 0) -> None:
         self.obs = np.zeros((capacity, observation_size), np.float32)
+        self.hidden = np.zeros((capacity, critic_inputs), np.float32)  # a privileged critic's inputs
         self.mask = np.zeros((capacity, num_actions), np.int8)
         self.action = np.zeros(capacity, np.int64)
         self.logprob = np.zeros(capacity, np.float32)
@@ -64,11 +66,11 @@ class Transitions:
         self.next = np.full(capacity, -1, np.int64)  # the same seat's next decision, if in the buffer
         self.count = 0
 
-    def add(self, obs, mask, action, logprob, value) -> np.ndarray:
+    def add(self, obs, hidden, mask, action, logprob, value) -> np.ndarray:
         rows = np.arange(self.count, self.count + len(action))
         for field, values in zip(
-            (self.obs, self.mask, self.action, self.logprob, self.value),
-            (obs, mask, action, logprob, value),
+            (self.obs, self.hidden, self.mask, self.action, self.logprob, self.value),
+            (obs, hidden, mask, action, logprob, value),
             strict=True,
         ):
             field[rows] = values
@@ -80,7 +82,7 @@ class Transitions:
 
     def carry_pending(self, pending: np.ndarray) -> np.ndarray:
         """Move the ``pending`` decisions to the front and empty the rest; returns their new rows."""
-        fields = (self.obs, self.mask, self.action, self.logprob, self.value, self.reward)
+        fields = (self.obs, self.hidden, self.mask, self.action, self.logprob, self.value, self.reward)
         kept = [field[pending].copy() for field in fields]
         for field, values in zip(fields, kept, strict=True):
             field[: len(pending)] = values
@@ -91,7 +93,8 @@ class Transitions:
 
     def state_dict(self) -> dict:
         n = self.count
-        return {k: getattr(self, k)[:n].copy() for k in ("obs", "mask", "action", "logprob", "value", "reward")}
+        fields = ("obs", "hidden", "mask", "action", "logprob", "value", "reward")
+        return {k: getattr(self, k)[:n].copy() for k in fields}
 
     def load_state_dict(self, state: dict) -> None:
         n = len(state["action"])
@@ -210,12 +213,14 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
     game = make_game(config.env.variant, **config.env.options)
     envs = BatchedEnv(game, config.ppo.num_envs, num_threads=min(config.run.engine_threads, cores) or None)
     players, num_envs = game.num_players, config.ppo.num_envs
-    network = PolicyNetwork(game.observation_size, game.num_actions, config.network.hidden_sizes).to(device)
+    critic_inputs = critic_input_size(game) if config.network.critic == "privileged" else 0
+    shape = (game, config.network.hidden_sizes, critic_inputs, config.network.action_head)
+    network = network_for(*shape).to(device)
     optimizer = torch.optim.Adam(network.parameters(), lr=config.ppo.learning_rate, eps=1e-5)
-    pool = OpponentPool(config.pool, game, config.network.hidden_sizes, seed=config.run.seed + 1)
+    pool = OpponentPool(config.pool, game, lambda: network_for(*shape), config.run.seed + 1)
     batch_size = num_envs * config.ppo.rollout_steps
     num_updates = max(1, config.ppo.total_env_steps // batch_size)
-    buffer = Transitions(batch_size + num_envs * players, game.observation_size, game.num_actions)
+    buffer = Transitions(batch_size + num_envs * players, game.observation_size, game.num_actions, critic_inputs)
     progress = Progress()
 
     obs, mask, seat = envs.reset(seed=config.run.seed)
@@ -245,7 +250,7 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
         )
         buffer.load_state_dict(saved["pending"])
     elif config.run.init_from:
-        network.load_state_dict(ckpt.initial_weights(config.run.init_from, game, config.network.hidden_sizes))
+        network.load_state_dict(ckpt.initial_weights(config.run.init_from, *shape))
     run_dir.mkdir(parents=True, exist_ok=True)
     save_config(config, run_dir / ckpt.CONFIG_FILE)  # a resume records its schedule changes here
     logger = MetricsLogger(run_dir, keep_until=progress.env_steps if resume else -1)
@@ -313,13 +318,17 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
             forced += int(((acting_owner == SELF) & ~choosing).sum())
             if learner_rows.size:
                 with clock("acting"), torch.no_grad():
-                    logits, values = network(torch.as_tensor(obs[learner_rows], device=device))
+                    hidden = hidden_tiles(game, envs.state, learner_rows, seat[learner_rows], critic_inputs)
+                    logits, values = network(
+                        torch.as_tensor(obs[learner_rows], device=device), torch.as_tensor(hidden, device=device)
+                    )
                     distribution = masked_distribution(logits, torch.as_tensor(mask[learner_rows], device=device))
                     chosen = distribution.sample()
                     logprobs = distribution.log_prob(chosen)
                 actions[learner_rows] = chosen.cpu().numpy()
                 rows = buffer.add(
                     obs[learner_rows],
+                    hidden,
                     mask[learner_rows],
                     actions[learner_rows],
                     logprobs.cpu().numpy(),
@@ -370,6 +379,7 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
         update_started = time.perf_counter()
         network.train()
         b_obs = torch.as_tensor(buffer.obs[ready], device=device)
+        b_hidden = torch.as_tensor(buffer.hidden[ready], device=device)
         b_mask = torch.as_tensor(buffer.mask[ready], device=device)
         b_actions = torch.as_tensor(buffer.action[ready], device=device)
         b_logprobs = torch.as_tensor(buffer.logprob[ready], device=device)
@@ -387,7 +397,7 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
             for mb in torch.randperm(len(ready), device=device).tensor_split(config.ppo.num_minibatches):
                 if len(mb) == 0:  # fewer decisions than minibatches (tiny smoke runs)
                     continue
-                logits, new_values = network(b_obs[mb])
+                logits, new_values = network(b_obs[mb], b_hidden[mb])
                 distribution = masked_distribution(logits, b_mask[mb])
                 new_logprobs = distribution.log_prob(b_actions[mb])
                 entropy = legal_entropy(distribution, b_mask[mb]).mean()
