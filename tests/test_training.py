@@ -219,6 +219,29 @@ def test_arena_counts_rotation_and_intervals_on_a_fixed_outcome_match(monkeypatc
     assert result.ratings["strong"] - result.ratings["weak"] == pytest.approx(400 * np.log10(3), abs=15)
 
 
+def test_a_policy_winning_its_fair_share_of_a_four_seat_table_rates_level(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Alone against three copies of an agent, a quarter of the wins is a level result: every
+    losing seat counts, not each losing policy once."""
+    game = make_game("mexican_train", num_players=4)
+
+    def fair_match(game, agents, episodes, seed=0, batch_size=256):
+        records = [Record(agent.name) for agent in agents]
+        for episode in range(episodes):
+            for seat, record in enumerate(records):
+                won = seat == episode % 4
+                record.episodes += 1
+                record.wins += won
+                record.hands += 1
+                record.per_episode_reward.append(1.0 if won else -1.0 / 3)
+        return records
+
+    monkeypatch.setattr(arena_module, "rotated_match", fair_match)
+    one, other = make_agent("greedy", game), make_agent("random", game, seed=1)
+    one.name, other.name = "one", "other"
+    result = run_arena(game, {"one": one, "other": other}, episodes=400, opponents=["other"])
+    assert result.ratings["one"] == pytest.approx(result.ratings["other"], abs=1)
+
+
 def test_bradley_terry_recovers_elo_differences() -> None:
     beats = np.array([[0, 760, 910], [240, 0, 760], [90, 240, 0]], float)
     ratings = bradley_terry(["a", "b", "c"], beats)
