@@ -20,7 +20,7 @@ import torch
 from safetensors.torch import load_file, safe_open, save_file
 
 from domino_env.game import Game
-from training.config import ConfigError, TrainConfig, load_config, resume_changes
+from training.config import ACTION_HEADS, ConfigError, TrainConfig, load_config, resume_changes
 from training.network import PolicyNetwork, network_for
 
 MODEL_FILE = "model.safetensors"
@@ -104,7 +104,7 @@ def load_network(path: str | Path, game: Game) -> PolicyNetwork:
     if not critic_inputs.isdigit():
         raise CheckpointError(f"checkpoint {path} records critic_inputs={critic_inputs!r}, not a count")
     action_head = metadata.get("action_head", "flat")  # older checkpoints: one logit per action
-    if action_head not in ("flat", "tiles"):
+    if action_head not in ACTION_HEADS:
         raise CheckpointError(f"checkpoint {path} records an unknown action_head={action_head!r}")
     network = network_for(game, hidden, int(critic_inputs), action_head)
     try:
