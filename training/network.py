@@ -12,6 +12,7 @@ import torch
 from torch import nn
 from torch.distributions import Categorical
 
+from domino_env.game import Game
 from domino_env.tiles import TILE_HIGH, TILE_LOW, TILE_VALUE
 
 ILLEGAL_LOGIT = -1e9
@@ -50,7 +51,8 @@ class TileScores(nn.Module):
         tiles = np.asarray(action_tiles)
         plays = np.flatnonzero(tiles >= 0)
         targets = np.array([np.count_nonzero(tiles[:a] == tiles[a]) for a in plays])
-        num_tiles, numbers = int(tiles.max()) + 1, int(TILE_HIGH[: int(tiles.max()) + 1].max()) + 1
+        num_tiles = int(tiles.max()) + 1
+        numbers = int(TILE_HIGH[:num_tiles].max()) + 1  # 7 for double-six, 13 for double-twelve
         features = np.zeros((num_tiles, numbers + 2), np.float32)
         for t in range(num_tiles):
             features[t, TILE_LOW[t]] += 1.0
@@ -127,9 +129,11 @@ class PolicyNetwork(nn.Module):
         return self._logits(hidden), value.squeeze(-1)
 
 
-def network_for(game, hidden_sizes: list[int], critic_inputs: int = 0, action_head: str = "flat") -> PolicyNetwork:
-    """A network shaped for ``game`` (a :class:`domino_env.game.Game`): its observation and
-    actions, and with ``action_head="tiles"`` its tiles' scores (:class:`TileScores`)."""
+def network_for(
+    game: Game, hidden_sizes: list[int], critic_inputs: int = 0, action_head: str = "flat"
+) -> PolicyNetwork:
+    """A network shaped for ``game``: its observation and actions, and with
+    ``action_head="tiles"`` its tiles' scores (:class:`TileScores`)."""
     tiles = game.action_tiles if action_head == "tiles" else None
     return PolicyNetwork(game.observation_size, game.num_actions, hidden_sizes, critic_inputs, tiles)
 
