@@ -4,6 +4,8 @@ skipped, the figures a run logs, and the shipped evaluation on unseen deals."""
 from __future__ import annotations
 
 import csv
+import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -13,12 +15,14 @@ import torch
 from agents import make_agent
 from domino_env import make_game
 from tests.test_training import TINY  # the same few tiny updates
+from training import checkpoint as ckpt
+from training.arena import fair_share, run_arena
 from training.config import ConfigError, ImitationConfig, build_config, load_config
 from training.imitation import Demonstrations, fit, record_decisions
 from training.network import PolicyNetwork
 from training.policy import PolicyAgent
 from training.ppo import explained_variance, train
-from training.ship import EVALUATION_SEED, pretrained_table, training_seeds
+from training.ship import EVALUATION_SEED, SUMMARY_FILE, pretrained_table, reevaluate, training_seeds
 
 
 @pytest.mark.parametrize("variant", ["draw", "hungarian", "mexican_train"])
@@ -135,6 +139,39 @@ def test_the_pretrained_table_lists_every_shipped_config_with_intervals() -> Non
     for path in sorted(Path("configs").glob("*.yaml")):
         assert f"| {path.stem} |" in table
     assert "heuristic" in table.splitlines()[0]
+
+
+@pytest.mark.parametrize("name", ckpt.pretrained_names())
+def test_a_shipped_policy_beats_a_table_of_heuristics_on_deals_it_never_saw(name: str) -> None:
+    """The bar every shipped agent was trained to clear, measured again on deals neither its
+    training nor its shipped evaluation played (seed 777), with games enough to resolve a small
+    edge; a change to the rules or the encodings that weakens a shipped agent fails here."""
+    variant, options = ckpt.game_of_checkpoint(ckpt.PRETRAINED_DIR / name)
+    game = make_game(variant, **options)
+    policy = PolicyAgent(ckpt.load_network(ckpt.PRETRAINED_DIR / name, game), name=name)
+    heuristic = make_agent("heuristic", game, seed=0)
+    result = run_arena(game, {name: policy, "heuristic": heuristic}, 16000, seed=777, opponents=["heuristic"])
+    matchup = next(m for m in result.matchups if m.policy == name)
+    assert matchup.episodes >= 16000
+    assert matchup.interval()[0] > fair_share(game), (matchup.win_rate, matchup.interval())
+
+
+def test_reevaluating_a_shipped_agent_keeps_its_training_figures_and_search_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shutil.copytree(ckpt.PRETRAINED_DIR / "draw_2p", tmp_path / "draw_2p")
+    monkeypatch.setattr(ckpt, "PRETRAINED_DIR", tmp_path)
+    before = json.loads((tmp_path / "draw_2p" / SUMMARY_FILE).read_text())
+    reevaluate("draw_2p", games=64, search_games=0)
+    after = json.loads((tmp_path / "draw_2p" / SUMMARY_FILE).read_text())
+    for key in ("config", "minutes", "env_steps", "imitation_env_steps", "teacher"):
+        assert after[key] == before[key], key
+    assert after["results"]["pimc"] == before["results"]["pimc"]
+    assert after["results"]["ismcts"] == before["results"]["ismcts"]
+    assert after["results"]["heuristic"]["episodes"] == 64
+    assert "--games 64 --seed 12345" in (tmp_path / "draw_2p" / "evaluation.md").read_text()
+    with pytest.raises(ValueError, match=r"no shipped agent 'draw_9p'; shipped: draw_2p"):
+        reevaluate("draw_9p", games=64, search_games=0)
 
 
 def test_an_agent_spec_carries_its_options_and_a_bad_one_is_refused_before_training() -> None:
