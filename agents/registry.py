@@ -25,8 +25,17 @@ def parse_agent(spec: str) -> tuple[str, dict[str, Any]]:
     config or command line can ask for a search agent at a small budget: ``"pimc:simulations=50"``.
     Values read as integers, then numbers, else stay strings."""
     name, _, rest = spec.partition(":")
+    options = parse_options(spec, rest)
+    if name not in AGENTS:
+        raise ValueError(f"unknown agent {name!r}; built-in agents are {', '.join(AGENTS)}")
+    return name, options
+
+
+def parse_options(spec: str, pairs: str) -> dict[str, Any]:
+    """The options ``"key=value,..."`` of the agent ``spec``; values read as integers, then
+    numbers, else stay strings."""
     options: dict[str, Any] = {}
-    for pair in filter(None, rest.split(",")):
+    for pair in filter(None, pairs.split(",")):
         key, equals, raw = pair.partition("=")
         if not equals or not key.strip():
             raise ValueError(f"agent {spec!r}: {pair!r} is not of the form key=value")
@@ -36,9 +45,7 @@ def parse_agent(spec: str) -> tuple[str, dict[str, Any]]:
                 break
             except ValueError:
                 continue
-    if name not in AGENTS:
-        raise ValueError(f"unknown agent {name!r}; built-in agents are {', '.join(AGENTS)}")
-    return name, options
+    return options
 
 
 def make_agent(name: str, game: Game, seed: int | None = None, **options: Any) -> Agent:

@@ -4,6 +4,7 @@ python -m training train --config configs/draw_2p.yaml --seed 1 [section.key=val
 python -m training train --resume runs/draw_2p_seed1 [run.time_limit_minutes=60 ...]
 python -m training train --config configs/draw_2p.yaml --init-from runs/draw_2p_seed1 --name tuned [...]
 python -m training evaluate runs/draw_2p_seed1 greedy random --games 2000
+python -m training evaluate draw_2p+search:simulations=1024 pimc --against pimc --games 400
 python -m training play draw_2p            # you against the shipped draw_2p agent
 python -m training play draw_2p --web      # the same in the browser, any variant and agent
 python -m training replay draw_2p greedy --seed 3 --out game.html   # or game.gif
@@ -27,6 +28,7 @@ from training import checkpoint as ckpt
 from training.arena import run_arena
 from training.config import ConfigError, load_config, load_yaml
 from training.policy import PolicyAgent
+from training.policy_search import SUFFIX, PolicySearchAgent, split_spec
 
 
 class UsageError(ValueError):
@@ -47,7 +49,8 @@ def resolve_game(args: argparse.Namespace, policies: list[str]) -> Game:
     """The game named on the command line, else the one the first checkpoint was trained on."""
     if args.variant:
         return make_game(args.variant, **parse_options(args.option))
-    for name in policies:
+    for spec in policies:
+        name = searched_checkpoint(spec) or spec
         path = ckpt.resolve_checkpoint(name)
         if path is not None and name not in AGENTS:
             variant, options = ckpt.game_of_checkpoint(path)
@@ -55,16 +58,35 @@ def resolve_game(args: argparse.Namespace, policies: list[str]) -> Game:
     raise UsageError("name the game with --variant (and --option key=value), or give a checkpoint")
 
 
+def searched_checkpoint(spec: str) -> str | None:
+    """The checkpoint of a ``NAME+search[:simulations=N]`` spec, else None."""
+    try:
+        parsed = split_spec(spec)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    return None if parsed is None else parsed[0]
+
+
 def load_policy(name: str, game: Game, seed: int, deterministic: bool = True) -> Agent:
-    """A built-in agent, a shipped pretrained agent, or a checkpoint (file, folder or run)."""
+    """A built-in agent, a shipped pretrained agent, or a checkpoint (file, folder or run); with
+    ``+search`` after a pretrained name or checkpoint, that policy on top of determinized search
+    (:mod:`training.policy_search`)."""
     if name.partition(":")[0] in AGENTS:  # an agent, perhaps with options: pimc:simulations=200
         return make_agent(name, game, seed=seed)
-    path = ckpt.resolve_checkpoint(name)
+    checkpoint = searched_checkpoint(name) or name
+    path = ckpt.resolve_checkpoint(checkpoint)
     if path is None:
         known = ", ".join(list(AGENTS) + ckpt.pretrained_names())
-        raise UsageError(f"{name!r} is neither an agent ({known}) nor a checkpoint path")
-    label = Path(name).name if Path(name).exists() else name
-    return PolicyAgent(ckpt.load_network(path, game), name=label, deterministic=deterministic, seed=seed)
+        raise UsageError(
+            f"{checkpoint!r} is neither an agent ({known}) nor a checkpoint path "
+            f"(either may be followed by {SUFFIX}:simulations=N)"
+        )
+    label = Path(checkpoint).name if Path(checkpoint).exists() else checkpoint
+    network = ckpt.load_network(path, game)
+    if checkpoint != name:
+        options = split_spec(name)[1]
+        return PolicySearchAgent(game, network, name=label + SUFFIX, seed=seed, **options)
+    return PolicyAgent(network, name=label, deterministic=deterministic, seed=seed)
 
 
 # ---------------------------------------------------------------------------------------------- train

@@ -1,0 +1,83 @@
+"""What search on top of a trained policy buys: the policy alone and ``NAME+search`` at each
+budget, side by side against the same tables of the heuristic, PIMC and ISMCTS.
+
+    .venv/bin/python -m benchmarks.policy_search draw_2p block_2p [--simulations 256 1024]
+        [--games 400] [--heuristic-games 1000] [--against heuristic pimc ismcts]
+
+PIMC and ISMCTS play at the strength ladder's budgets (``training.ship.SEARCH_BUDGETS``), so the
+rows read against the ladder's. Every matchup plays the evaluation deals (seed 12345, never
+trained on), seats rotated. Prints one Markdown row per agent: win rate with its 95% interval
+against each table, and the agent's milliseconds per move (forced moves included).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import argparse
+
+import torch
+
+from agents import make_agent
+from agents.base import Agent
+from domino_env import make_game
+from training import checkpoint as ckpt
+from training.arena import Matchup, run_arena
+from training.policy import PolicyAgent
+from training.policy_search import SUFFIX, PolicySearchAgent
+from training.ship import EVALUATION_SEED, SEARCH_BUDGETS
+
+
+def opponent(name: str, game, seed: int) -> Agent:
+    """``name`` as the tables seat it: the search agents at the ladder's budgets."""
+    if name in ("pimc", "ismcts"):
+        return make_agent(name, game, seed=seed, simulations=SEARCH_BUDGETS[game.name])
+    return make_agent(name, game, seed=seed)
+
+
+def measure(config: str, simulations: list[int], against: list[str], games: int, heuristic_games: int) -> list[str]:
+    variant, options = ckpt.game_of_checkpoint(ckpt.PRETRAINED_DIR / config)
+    game = make_game(variant, **options)
+    network = ckpt.load_network(ckpt.PRETRAINED_DIR / config, game)
+    agents: list[tuple[Agent, int]] = [(PolicyAgent(network, name=config), 0)]
+    agents += [(PolicySearchAgent(game, network, name=config + SUFFIX, simulations=n, seed=3), n) for n in simulations]
+    rows = []
+    for agent, budget in agents:
+        cells, ms = [], []
+        for name in against:
+            episodes = heuristic_games if name == "heuristic" else games
+            result = run_arena(
+                game, {agent.name: agent, name: opponent(name, game, seed=7)}, episodes, EVALUATION_SEED, [name]
+            )
+            matchup: Matchup = next(m for m in result.matchups if m.policy == agent.name)
+            low, high = matchup.interval()
+            mark = "**" if matchup.verdict == "above" else ""
+            cells.append(f"{mark}{matchup.win_rate:.3f}{mark} [{low:.3f}, {high:.3f}]")
+            ms.append(matchup.ms_per_move)
+        row = f"| {config} | {agent.name} | {budget or ''} | {' | '.join(cells)} | {sum(ms) / len(ms):.2f} |"
+        print(row, flush=True)
+        rows.append(row)
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("configs", nargs="+", help="shipped agents (training/pretrained/)")
+    parser.add_argument("--simulations", type=int, nargs="+", default=[256, 1024])
+    parser.add_argument("--against", nargs="+", default=["heuristic", "pimc", "ismcts"])
+    parser.add_argument("--games", type=int, default=400, help="episodes against each search agent")
+    parser.add_argument("--heuristic-games", type=int, default=1000, help="episodes against the heuristic")
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    header = " | ".join(f"vs {name}" for name in args.against)
+    print(f"| config | agent | simulations | {header} | ms/move |")
+    print("|---|---|---:|" + "---|" * len(args.against) + "---:|")
+    for config in args.configs:
+        measure(config, args.simulations, args.against, args.games, args.heuristic_games)
+
+
+if __name__ == "__main__":
+    main()

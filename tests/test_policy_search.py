@@ -1,0 +1,103 @@
+"""A trained policy on top of determinized search (``NAME+search``): legal, repeatable, blind to
+hidden tiles, stronger than its policy alone, and reachable from the command line."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from agents import make_agent
+from agents.tournament import rotated_match
+from domino_env import make_game
+from domino_env.game import Game
+from training.cli import UsageError, load_policy
+from training.network import PolicyNetwork
+from training.policy import PolicyAgent
+from training.policy_search import PolicySearchAgent
+
+VARIANTS = [("draw", {"num_players": 2}), ("hungarian", {"num_players": 3}), ("mexican_train", {"num_players": 2})]
+
+
+def untrained(game: Game, seed: int = 0) -> PolicyNetwork:
+    torch.manual_seed(seed)
+    return PolicyNetwork(game.observation_size, game.num_actions, [16])
+
+
+def positions(game: Game, count: int, seed: int) -> np.ndarray:
+    """``count`` games a few random moves in, each with a choice to make."""
+    state = game.new_state(count)
+    mask = np.zeros(game.num_actions, np.int8)
+    rng = np.random.default_rng(seed)
+    for g in range(count):
+        while True:
+            game.seed(state, g, seed, stream=int(rng.integers(1 << 30)))
+            game.start(state, g)
+            for _ in range(int(rng.integers(0, 6))):
+                game.legal_mask(state, g, mask)
+                game.step(state, g, int(rng.choice(np.flatnonzero(mask))))
+                if game.is_over(state, g):
+                    break
+            if not game.is_over(state, g) and game.legal_mask(state, g, mask) > 1:
+                break
+    return state
+
+
+@pytest.mark.parametrize(("variant", "options"), VARIANTS)
+def test_it_plays_a_legal_move_and_the_same_one_from_a_restored_random_state(variant: str, options: dict) -> None:
+    game = make_game(variant, **options)
+    agent = PolicySearchAgent(game, untrained(game), simulations=12, seed=3)
+    state = positions(game, 6, seed=1)
+    mask = np.zeros(game.num_actions, np.int8)
+    for g in range(len(state)):
+        saved = agent.random_state()
+        action = agent.act_state(state, g)
+        game.legal_mask(state, g, mask)
+        assert mask[action]
+        agent.set_random_state(saved)
+        assert agent.act_state(state, g) == action
+    before = state.copy()
+    agent.act_states(game, state, np.arange(len(state)))
+    assert (state == before).all()  # searching never moves the real game
+
+
+def test_its_choice_does_not_depend_on_tiles_the_actor_cannot_see() -> None:
+    """Two games that differ only in the hidden tiles (the real one and a world sampled from the
+    actor's seat) get the same move: the search only ever plays on worlds it samples itself."""
+    game = make_game("draw", num_players=2)
+    network = untrained(game)
+    state = positions(game, 20, seed=2)
+    other = game.new_state(len(state))
+    for g in range(len(state)):
+        other[g]["rng"] = 1000 + g
+        game.determinize(state, g, game.current_seat(state, g), other, g)
+    hidden_differs = 0
+    for g in range(len(state)):
+        hidden_differs += not np.array_equal(state[g]["location"], other[g]["location"])
+        first = PolicySearchAgent(game, network, simulations=24, seed=5).act_state(state, g)
+        second = PolicySearchAgent(game, network, simulations=24, seed=5).act_state(other, g)
+        assert first == second, g
+    assert hidden_differs > len(state) // 2
+
+
+def test_search_makes_a_policy_stronger_than_it_is_alone() -> None:
+    game = make_game("draw", num_players=2)
+    network = untrained(game, seed=4)
+    opponent = make_agent("random", game, seed=1)
+    alone = rotated_match(game, [PolicyAgent(network), opponent], 400, seed=9)[0]
+    searched = rotated_match(game, [PolicySearchAgent(game, network, simulations=32, seed=2), opponent], 400, seed=9)[0]
+    assert searched.win_interval()[0] > max(0.5, alone.win_rate)  # 0.63 against 0.52
+
+
+def test_the_command_line_names_a_policy_with_search() -> None:
+    game = make_game("draw", num_players=2)
+    agent = load_policy("draw_2p+search:simulations=8", game, seed=1)
+    assert isinstance(agent, PolicySearchAgent)
+    assert agent.name == "draw_2p+search" and agent.simulations == 8
+    assert load_policy("draw_2p+search", game, seed=1).simulations == 256
+    with pytest.raises(UsageError, match=r"takes only simulations=N, not \['simulatons'\]"):
+        load_policy("draw_2p+search:simulatons=8", game, seed=1)
+    with pytest.raises(UsageError, match=r"'draw_9p' is neither an agent"):
+        load_policy("draw_9p+search", game, seed=1)
+    with pytest.raises(ValueError, match="simulations must be a positive integer, got 0"):
+        load_policy("draw_2p+search:simulations=0", game, seed=1)

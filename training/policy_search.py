@@ -1,0 +1,123 @@
+"""A trained policy on top of determinized search: ``NAME+search``.
+
+The policy alone answers in a forward pass and cannot look ahead; the search agents look ahead
+with the heuristic playing every simulated seat. :class:`PolicySearchAgent` does both: it
+samples worlds the acting seat cannot tell from the real game (:meth:`Game.determinize`, so it
+never reads a hidden tile), tries every legal action in every world, and plays each world out to
+the end of the episode with the trained policy choosing every seat's moves (its most likely
+legal action). The action with the best mean result for the actor is played; ties go to the
+policy's own preference. This is PIMC with the learned policy as its rollout player, all
+rollouts of a move stepped together by the batched engine and the network.
+
+    python -m training evaluate draw_2p+search:simulations=1024 heuristic --against heuristic
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import torch
+
+from agents.base import StatefulAgent
+from agents.registry import parse_options
+from domino_env.game import Game
+from domino_env.rng import game_seed
+from training.network import PolicyNetwork, masked_logits
+
+SUFFIX = "+search"
+DEFAULT_SIMULATIONS = 256
+
+
+def split_spec(spec: str) -> tuple[str, dict[str, int]] | None:
+    """``("draw_2p", {"simulations": 1024})`` from ``"draw_2p+search:simulations=1024"``, or
+    ``None`` when ``spec`` does not name a policy with search."""
+    name, _, rest = spec.partition(":")
+    if not name.endswith(SUFFIX):
+        return None
+    options = parse_options(spec, rest)
+    unknown = set(options) - {"simulations"}
+    if unknown:
+        raise ValueError(f"{spec!r}: a policy with search takes only simulations=N, not {sorted(unknown)}")
+    return name.removesuffix(SUFFIX), options
+
+
+class PolicySearchAgent(StatefulAgent):
+    """PIMC with ``network`` as the rollout player of every seat (see the module docstring):
+    about ``simulations`` rollouts per move, spread as ``simulations // legal`` sampled worlds
+    per legal action, each action meeting the same worlds."""
+
+    def __init__(
+        self,
+        game: Game,
+        network: PolicyNetwork,
+        name: str = "policy" + SUFFIX,
+        simulations: int = DEFAULT_SIMULATIONS,
+        seed: int | None = None,
+    ) -> None:
+        super().__init__(game)
+        if isinstance(simulations, bool) or not isinstance(simulations, int) or simulations < 1:
+            raise ValueError(f"simulations must be a positive integer, got {simulations!r}")
+        self.network = network
+        self.name = name
+        self.simulations = simulations
+        self.seed = 0 if seed is None else seed
+        self.searches = 0  # moves searched so far: each move's worlds come from its own stream
+        self.mask = np.zeros(game.num_actions, np.int8)
+
+    def random_state(self) -> int:
+        return self.searches
+
+    def set_random_state(self, state: int) -> None:
+        self.searches = int(state)
+
+    def act_state(self, state: np.ndarray, g: int) -> int:
+        game = self.game
+        game.legal_mask(state, g, self.mask)
+        legal = np.flatnonzero(self.mask)
+        if len(legal) == 1:
+            return int(legal[0])
+        seat = game.current_seat(state, g)
+        worlds = game.new_state(max(1, self.simulations // len(legal)))
+        for w in range(len(worlds)):
+            worlds[w]["rng"] = game_seed(self.seed, self.searches * len(worlds) + w)
+            game.determinize(state, g, seat, worlds, w)
+        self.searches += 1
+        results = self.play_out(np.tile(worlds, len(legal)), np.repeat(legal, len(worlds)), seat)
+        means = results.reshape(len(legal), len(worlds)).mean(1)
+        observation, _ = game.view(state, g, seat)
+        with torch.no_grad():
+            prior = self.network.logits(torch.as_tensor(observation[None]))[0, legal].numpy()
+        return int(legal[np.lexsort((-prior, -means))[0]])
+
+    @torch.no_grad()
+    def play_out(self, rows: np.ndarray, first: np.ndarray, seat: int) -> np.ndarray:
+        """``seat``'s episode reward in each game of ``rows`` after it plays ``first`` there and
+        the policy plays every seat's moves from then on."""
+        game = self.game
+        size, players = len(rows), game.num_players
+        obs = np.empty((size, game.observation_size), np.float32)
+        mask = np.empty((size, game.num_actions), np.int8)
+        acting = np.empty(size, np.int64)
+        rewards = np.empty((size, players), np.float32)
+        done = np.empty(size, np.bool_)
+        hand_over = np.empty(size, np.bool_)
+        hand_points = np.empty((size, players), np.int32)
+        result = np.zeros(size)
+        live = np.arange(size)
+        actions = first.astype(np.int64)
+        threads = numba.get_num_threads()
+        numba.set_num_threads(1)  # a few hundred games: starting threads would cost more than they save
+        try:
+            while True:
+                n = len(live)
+                outputs = (obs[:n], mask[:n], acting[:n], rewards[:n], done[:n], hand_over[:n], hand_points[:n])
+                game.batch_step(rows, actions, *outputs)
+                result[live] += rewards[:n, seat]
+                going = ~done[:n]
+                if not going.any():
+                    return result
+                live, rows = live[going], rows[going]  # a finished game restarts in place: drop it
+                logits = self.network.logits(torch.as_tensor(obs[:n][going]))
+                actions = masked_logits(logits, torch.as_tensor(mask[:n][going])).argmax(-1).numpy()
+        finally:
+            numba.set_num_threads(threads)
