@@ -113,10 +113,13 @@ class Game:
         actions (see :func:`domino_env.games.core.batch_reset`)."""
         core.batch_reset(state, self.packed_config, obs, mask, seat)
 
-    def batch_step(self, state: np.ndarray, actions: np.ndarray, *outputs: np.ndarray) -> None:
+    def batch_step(self, state: np.ndarray, actions: np.ndarray, *outputs: np.ndarray, threads: bool = True) -> None:
         """One legal action per game of ``state``; ``outputs`` are ``obs, mask, seat, rewards,
-        done, hand_over, hand_points`` (see :func:`domino_env.games.core.batch_step`)."""
-        core.batch_step(state, self.packed_config, actions, *outputs)
+        done, hand_over, hand_points`` (see :func:`domino_env.games.core.batch_step`). With
+        ``threads=False`` the games are stepped on the calling thread alone
+        (:func:`domino_env.games.core.batch_step_serial`)."""
+        loop = core.batch_step if threads else core.batch_step_serial
+        loop(state, self.packed_config, actions, *outputs)
 
     def machine_code(self, state: np.ndarray) -> tuple[Callable, Callable, Callable]:
         """``core.advance`` (step, then the next legal actions), ``legal_mask`` and ``observe``

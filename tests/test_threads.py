@@ -49,3 +49,33 @@ def test_a_thread_count_numba_cannot_use_is_refused(num_threads: object) -> None
 
 def test_the_default_is_every_core_numba_may_use() -> None:
     assert domino_env.make_batched("draw", 8).num_threads == THREADS
+
+
+@pytest.mark.parametrize(("variant", "players"), [("draw", 2), ("hungarian", 3), ("mexican_train", 4)])
+def test_the_serial_batch_step_plays_exactly_the_threaded_one(variant: str, players: int) -> None:
+    game = domino_env.make_game(variant, num_players=players)
+    states = [game.new_state(32), game.new_state(32)]
+    rng = np.random.default_rng(2)
+    outputs = [
+        [
+            np.zeros((32, game.observation_size), np.float32),
+            np.zeros((32, game.num_actions), np.int8),
+            np.zeros(32, np.int64),
+            np.zeros((32, players), np.float32),
+            np.zeros(32, np.bool_),
+            np.zeros(32, np.bool_),
+            np.zeros((32, players), np.int32),
+        ]
+        for _ in states
+    ]
+    for state, out in zip(states, outputs, strict=True):
+        for g in range(32):
+            game.seed(state, g, 9)
+        game.batch_reset(state, out[0], out[1], out[2])
+    for _ in range(80):
+        actions = sample_legal(outputs[0][1], rng.random(32))
+        game.batch_step(states[0], actions, *outputs[0])
+        game.batch_step(states[1], actions, *outputs[1], threads=False)
+        for a, b in zip(outputs[0], outputs[1], strict=True):
+            assert a.tobytes() == b.tobytes()
+    assert states[0].tobytes() == states[1].tobytes()

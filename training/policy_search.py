@@ -14,7 +14,6 @@ rollouts of a move stepped together by the batched engine and the network.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 import torch
 
@@ -105,19 +104,14 @@ class PolicySearchAgent(StatefulAgent):
         result = np.zeros(size)
         live = np.arange(size)
         actions = first.astype(np.int64)
-        threads = numba.get_num_threads()
-        numba.set_num_threads(1)  # a few hundred games: starting threads would cost more than they save
-        try:
-            while True:
-                n = len(live)
-                outputs = (obs[:n], mask[:n], acting[:n], rewards[:n], done[:n], hand_over[:n], hand_points[:n])
-                game.batch_step(rows, actions, *outputs)
-                result[live] += rewards[:n, seat]
-                going = ~done[:n]
-                if not going.any():
-                    return result
-                live, rows = live[going], rows[going]  # a finished game restarts in place: drop it
-                logits = self.network.logits(torch.as_tensor(obs[:n][going]))
-                actions = masked_logits(logits, torch.as_tensor(mask[:n][going])).argmax(-1).numpy()
-        finally:
-            numba.set_num_threads(threads)
+        while True:
+            n = len(live)
+            outputs = (obs[:n], mask[:n], acting[:n], rewards[:n], done[:n], hand_over[:n], hand_points[:n])
+            game.batch_step(rows, actions, *outputs, threads=False)  # a few hundred games: one thread
+            result[live] += rewards[:n, seat]
+            going = ~done[:n]
+            if not going.any():
+                return result
+            live, rows = live[going], rows[going]  # a finished game restarts in place: drop it
+            logits = self.network.logits(torch.as_tensor(obs[:n][going]))
+            actions = masked_logits(logits, torch.as_tensor(mask[:n][going])).argmax(-1).numpy()

@@ -15,12 +15,12 @@ rules. What they have in common lives here, so that a new variant is one rules m
   with :func:`implement`. ``cfg`` is the variant's config packed as a one-record array
   (``Game.packed_config``).
 - **The batch loops.** :func:`batch_reset` and :func:`batch_step` step every game of a batch on
-  every thread numba is allowed (``prange``). They call the variant's functions through the stubs
-  below, which numba resolves by the state's record type (an ``@overload`` per variant, made by
-  :func:`implement`). Unlike a loop taking the rules' functions as arguments, this stays in
-  numba's on-disk cache across processes. The loops compile the rules modules' code into
-  themselves, so their cache stamp covers every file named by ``IMPLEMENTED_BY`` (see
-  :mod:`domino_env.jit_cache`).
+  every thread numba is allowed (``prange``); :func:`batch_step_serial` on the caller's thread.
+  They call the variant's functions through the stubs below, which numba resolves by the state's
+  record type (an ``@overload`` per variant, made by :func:`implement`). Unlike a loop taking the
+  rules' functions as arguments, this stays in numba's on-disk cache across processes. The loops
+  compile the rules modules' code into themselves, so their cache stamp covers every file named
+  by ``IMPLEMENTED_BY`` (see :mod:`domino_env.jit_cache`).
 - **The helpers** every variant's rules are written with: the line of play (``fits``,
   ``place``), the observation's common blocks, the rewards, and the start of ``determinize``.
   The observation's block offsets come in ``cfg`` (``cfg[0].at_hand``, ...), computed once from
@@ -328,6 +328,20 @@ def batch_reset(state, cfg, obs, mask, seat):
         emit(state, cfg, g, obs, mask, seat)
 
 
+@njit(cache=True)
+def step_and_emit(state, cfg, g, actions, obs, mask, seat, rewards, done, hand_over, hand_points):
+    """One game's part of :func:`batch_step`."""
+    status = step(state, cfg, g, actions[g])
+    hand_over[g] = status != PLAYING
+    done[g] = status == GAME_OVER
+    for p in range(cfg[0].num_players):
+        rewards[g, p] = state[g].rewards[p]
+        hand_points[g, p] = state[g].hand_points[p] if status != PLAYING else 0
+    if status == GAME_OVER:
+        start_game(state, cfg, g)
+    emit(state, cfg, g, obs, mask, seat)
+
+
 @njit(cache=True, parallel=True)
 def batch_step(state, cfg, actions, obs, mask, seat, rewards, done, hand_over, hand_points):
     """Step every game; a game that ends restarts at once, so ``obs``/``mask``/``seat`` are its
@@ -335,14 +349,14 @@ def batch_step(state, cfg, actions, obs, mask, seat, rewards, done, hand_over, h
     ``hand_points`` report hands that ended on this step (in a match, before the episode ends).
     Each game reads only its own record and generator, so the result does not depend on how many
     threads share the batch."""
-    players = cfg[0].num_players
     for g in prange(state.shape[0]):
-        status = step(state, cfg, g, actions[g])
-        hand_over[g] = status != PLAYING
-        done[g] = status == GAME_OVER
-        for p in range(players):
-            rewards[g, p] = state[g].rewards[p]
-            hand_points[g, p] = state[g].hand_points[p] if status != PLAYING else 0
-        if status == GAME_OVER:
-            start_game(state, cfg, g)
-        emit(state, cfg, g, obs, mask, seat)
+        step_and_emit(state, cfg, g, actions, obs, mask, seat, rewards, done, hand_over, hand_points)
+
+
+@njit(cache=True)
+def batch_step_serial(state, cfg, actions, obs, mask, seat, rewards, done, hand_over, hand_points):
+    """:func:`batch_step` on the calling thread alone: for a few hundred games at a time (search
+    rollouts), where starting threads costs more than it saves, and OpenMP threads left spinning
+    between calls would hold the cores the caller's own work needs."""
+    for g in range(state.shape[0]):
+        step_and_emit(state, cfg, g, actions, obs, mask, seat, rewards, done, hand_over, hand_points)
