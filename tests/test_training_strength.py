@@ -169,7 +169,9 @@ def test_reevaluating_a_shipped_agent_keeps_its_training_figures_and_search_rows
     assert after["results"]["pimc"] == before["results"]["pimc"]
     assert after["results"]["ismcts"] == before["results"]["ismcts"]
     assert after["results"]["heuristic"]["episodes"] == 64
-    assert "--games 64 --seed 12345" in (tmp_path / "draw_2p" / "evaluation.md").read_text()
+    report = (tmp_path / "draw_2p" / "evaluation.md").read_text()
+    assert "--games 64 --seed 12345" in report
+    assert "against tables of pimc 0.468 [0.419, 0.516] over 400 games (level); ismcts 0.432" in report
     with pytest.raises(ValueError, match=r"no shipped agent 'draw_9p'; shipped: draw_2p"):
         reevaluate("draw_9p", games=64, search_games=0)
 

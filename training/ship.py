@@ -113,10 +113,12 @@ def ship(config_path: Path, games: int, search_games: int, runs_dir: str) -> Pat
     return target
 
 
-def write_evaluation(target: Path, training: dict, games: int, search_games: int) -> None:
+def write_evaluation(target: Path, training: dict, games: int, search_games: int, kept: dict | None = None) -> None:
     """Evaluate the agent shipped in ``target`` and write its ``evaluation.md`` and
     ``summary.json``; ``training`` holds how it was trained (config name, minutes, steps,
-    teacher), as ``summary.json`` keeps it."""
+    teacher), as ``summary.json`` keeps it, and ``kept`` earlier rows (``summary.json``'s
+    ``results``) that this evaluation does not measure again."""
+    kept = kept or {}
     name = training["config"]
     config = load_config(target / ckpt.CONFIG_FILE)
     game = make_game(config.env.variant, **config.env.options)
@@ -132,8 +134,15 @@ def write_evaluation(target: Path, training: dict, games: int, search_games: int
         f"`python -m training evaluate {name} {' '.join(FAIR_AGENTS)} --against {' '.join(FAIR_AGENTS)} "
         f"--games {games} --seed {EVALUATION_SEED}` gives the first rows:\n\n{table}\n"
     )
+    if kept:
+        rows = [
+            f"{opponent} {row['win_rate']:.3f} [{row['interval'][0]:.3f}, {row['interval'][1]:.3f}] "
+            f"over {row['episodes']:,} games ({row['verdict']})"
+            for opponent, row in kept.items()
+        ]
+        report += f"\nFrom an earlier evaluation, against tables of {'; '.join(rows)}.\n"
     (target / "evaluation.md").write_text(report)
-    summary = training | {"evaluation_seed": EVALUATION_SEED, "results": figures}
+    summary = training | {"evaluation_seed": EVALUATION_SEED, "results": kept | figures}
     (target / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n")
     print(report)
 
@@ -149,11 +158,7 @@ def reevaluate(name: str, games: int, search_games: int) -> None:
     summary = json.loads(path.read_text())
     training = {key: summary[key] for key in ("config", "minutes", "env_steps", "imitation_env_steps", "teacher")}
     kept = {k: v for k, v in summary["results"].items() if k in SEARCH_AGENTS} if search_games == 0 else {}
-    write_evaluation(target, training, games, search_games)
-    if kept:
-        summary = json.loads(path.read_text())
-        summary["results"] |= kept
-        path.write_text(json.dumps(summary, indent=2) + "\n")
+    write_evaluation(target, training, games, search_games, kept)
 
 
 def pretrained_table() -> str:
