@@ -22,6 +22,13 @@ def one_thread() -> None:
     torch.set_num_threads(1)  # small networks, and pytest-xdist already uses both cores
 
 
+@pytest.fixture(autouse=True)
+def logs_in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SB3 makes a log folder in the system's temporary directory on every ``learn`` unless
+    ``SB3_LOGDIR`` says where: keep them with the test's own files."""
+    monkeypatch.setenv("SB3_LOGDIR", str(tmp_path / "sb3_logs"))
+
+
 def test_maskable_ppo_trains_on_draw_without_an_illegal_action(tmp_path: Path) -> None:
     """The example, shortened: its envs raise on any illegal action, so finishing proves none."""
     example = runpy.run_path(str(EXAMPLE))
