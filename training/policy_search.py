@@ -77,8 +77,9 @@ class PolicySearchAgent(StatefulAgent):
             return int(legal[0])
         seat = game.current_seat(state, g)
         worlds = game.new_state(max(1, self.simulations // len(legal)))
+        move_seed = int(game_seed(self.seed, self.searches))
         for w in range(len(worlds)):
-            worlds[w]["rng"] = game_seed(self.seed, self.searches * len(worlds) + w)
+            worlds[w]["rng"] = game_seed(move_seed, w)
             game.determinize(state, g, seat, worlds, w)
         self.searches += 1
         results = self.play_out(np.tile(worlds, len(legal)), np.repeat(legal, len(worlds)), seat)
