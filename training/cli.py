@@ -79,7 +79,7 @@ def load_policy(name: str, game: Game, seed: int, deterministic: bool = True) ->
         known = ", ".join(list(AGENTS) + ckpt.pretrained_names())
         raise UsageError(
             f"{checkpoint!r} is neither an agent ({known}) nor a checkpoint path "
-            f"(either may be followed by {SUFFIX}:simulations=N)"
+            f"(a checkpoint followed by {SUFFIX} or {SUFFIX}:simulations=N plays with search)"
         )
     label = Path(checkpoint).name if Path(checkpoint).exists() else checkpoint
     network = ckpt.load_network(path, game)
