@@ -4,7 +4,7 @@ budget, side by side against the same tables of the heuristic, PIMC and ISMCTS.
     .venv/bin/python -m benchmarks.policy_search draw_2p block_2p [--simulations 256 1024]
         [--games 400] [--heuristic-games 1000] [--against heuristic pimc ismcts]
 
-PIMC and ISMCTS play at the strength ladder's budgets (``training.ship.SEARCH_BUDGETS``), so the
+PIMC and ISMCTS play at the strength ladder's budgets (``training.ship.ladder_search_agent``), so the
 rows read against the ladder's. Every matchup plays the evaluation deals (seed 12345, never
 trained on), seats rotated. Prints one Markdown row per agent: win rate with its 95% interval
 against each table, and the agent's milliseconds per move (forced moves included).
@@ -28,14 +28,12 @@ from training import checkpoint as ckpt
 from training.arena import Matchup, run_arena
 from training.policy import PolicyAgent
 from training.policy_search import SUFFIX, PolicySearchAgent
-from training.ship import EVALUATION_SEED, SEARCH_BUDGETS
+from training.ship import EVALUATION_SEED, SEARCH_AGENTS, ladder_search_agent
 
 
-def opponent(name: str, game, seed: int) -> Agent:
+def opponent(name: str, game) -> Agent:
     """``name`` as the tables seat it: the search agents at the ladder's budgets."""
-    if name in ("pimc", "ismcts"):
-        return make_agent(name, game, seed=seed, simulations=SEARCH_BUDGETS[game.name])
-    return make_agent(name, game, seed=seed)
+    return ladder_search_agent(name, game) if name in SEARCH_AGENTS else make_agent(name, game, seed=7)
 
 
 def measure(config: str, simulations: list[int], against: list[str], games: int, heuristic_games: int) -> list[str]:
@@ -49,9 +47,7 @@ def measure(config: str, simulations: list[int], against: list[str], games: int,
         cells, ms = [], []
         for name in against:
             episodes = heuristic_games if name == "heuristic" else games
-            result = run_arena(
-                game, {agent.name: agent, name: opponent(name, game, seed=7)}, episodes, EVALUATION_SEED, [name]
-            )
+            result = run_arena(game, {agent.name: agent, name: opponent(name, game)}, episodes, EVALUATION_SEED, [name])
             matchup: Matchup = next(m for m in result.matchups if m.policy == agent.name)
             low, high = matchup.interval()
             mark = "**" if matchup.verdict == "above" else ""

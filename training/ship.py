@@ -30,7 +30,9 @@ import time
 from pathlib import Path
 
 from agents import make_agent
+from agents.base import Agent
 from domino_env import make_game
+from domino_env.game import Game
 from training import checkpoint as ckpt
 from training.arena import matchup_table, run_arena
 from training.config import TrainConfig, load_config
@@ -56,6 +58,11 @@ def training_seeds(config: TrainConfig) -> set[int]:
     return seeds
 
 
+def ladder_search_agent(name: str, game: Game) -> Agent:
+    """The search agent ``name`` (PIMC or ISMCTS) at the strength ladder's budget for ``game``."""
+    return make_agent(name, game, seed=7, simulations=SEARCH_BUDGETS[game.name])
+
+
 def evaluate_policy(game, policy: PolicyAgent, games: int, search_games: int, seed: int) -> tuple[str, dict]:
     """The evaluation table (Markdown) and its figures: the policy against a table of each fair
     agent, and of each search agent when ``search_games`` > 0."""
@@ -63,9 +70,8 @@ def evaluate_policy(game, policy: PolicyAgent, games: int, search_games: int, se
     result = run_arena(game, {policy.name: policy} | opponents, games, seed=seed, opponents=FAIR_AGENTS)
     matchups = [m for m in result.matchups if m.policy == policy.name]
     if search_games > 0:
-        budget = SEARCH_BUDGETS[game.name]
         for name in SEARCH_AGENTS:
-            searcher = make_agent(name, game, seed=7, simulations=budget)
+            searcher = ladder_search_agent(name, game)
             extra = run_arena(game, {policy.name: policy, name: searcher}, search_games, seed=seed, opponents=[name])
             matchups += [m for m in extra.matchups if m.policy == policy.name]
     figures = {
@@ -153,8 +159,7 @@ def reevaluate(name: str, games: int, search_games: int) -> None:
     target = ckpt.PRETRAINED_DIR / name
     path = target / SUMMARY_FILE
     if not path.is_file():
-        shipped = ", ".join(p.parent.name for p in sorted(ckpt.PRETRAINED_DIR.glob(f"*/{SUMMARY_FILE}")))
-        raise ValueError(f"no shipped agent {name!r}; shipped: {shipped}")
+        raise ValueError(f"no shipped agent {name!r}; shipped: {', '.join(ckpt.pretrained_names())}")
     summary = json.loads(path.read_text())
     training = {key: summary[key] for key in ("config", "minutes", "env_steps", "imitation_env_steps", "teacher")}
     kept = {k: v for k, v in summary["results"].items() if k in SEARCH_AGENTS} if search_games == 0 else {}
