@@ -28,11 +28,11 @@ import time
 import torch
 
 from agents import make_agent
+from agents.network import network_for
+from agents.policy import PolicyAgent
 from domino_env import make_game
 from training.config import ImitationConfig
 from training.imitation import fit, record_decisions
-from training.network import network_for
-from training.policy import PolicyAgent
 
 HELD_OUT = 20_000
 FIT_SEED, HELD_OUT_SEED = 11, 12  # different deals

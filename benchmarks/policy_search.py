@@ -4,7 +4,7 @@ budget, side by side against the same tables of the heuristic, PIMC and ISMCTS.
     .venv/bin/python -m benchmarks.policy_search draw_2p block_2p [--simulations 256 1024]
         [--games 400] [--heuristic-games 1000] [--against heuristic pimc ismcts]
 
-PIMC and ISMCTS play at the strength ladder's budgets (``training.ship.ladder_search_agent``), so the
+PIMC and ISMCTS play at the strength ladder's budgets (``arena.ship.ladder_search_agent``), so the
 rows read against the ladder's. Every matchup plays the evaluation deals (seed 12345, never
 trained on), seats rotated. Prints one Markdown row per agent: win rate with its 95% interval
 against each table, and the agent's milliseconds per move (forced moves included).
@@ -23,12 +23,12 @@ import torch
 
 from agents import make_agent
 from agents.base import Agent
+from agents.policy import PolicyAgent
+from agents.policy_search import SUFFIX, PolicySearchAgent
+from arena.evaluation import Matchup, run_arena
+from arena.ship import EVALUATION_SEED, SEARCH_AGENTS, ladder_search_agent
 from domino_env import make_game
 from training import checkpoint as ckpt
-from training.arena import Matchup, run_arena
-from training.policy import PolicyAgent
-from training.policy_search import SUFFIX, PolicySearchAgent
-from training.ship import EVALUATION_SEED, SEARCH_AGENTS, ladder_search_agent
 
 
 def opponent(name: str, game) -> Agent:

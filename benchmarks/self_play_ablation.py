@@ -36,14 +36,14 @@ import time
 from pathlib import Path
 
 from agents import make_agent
+from agents.policy import PolicyAgent
 from agents.tournament import rotated_match
+from arena.evaluation import lineup
+from arena.ship import EVALUATION_SEED
 from domino_env import make_game
 from training import checkpoint as ckpt
-from training.arena import lineup
 from training.config import load_config
-from training.policy import PolicyAgent
 from training.ppo import train
-from training.ship import EVALUATION_SEED
 
 OLD_RECIPE = [
     "imitation.teacher=''",

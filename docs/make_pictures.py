@@ -21,9 +21,9 @@ sys.path.insert(0, str(ROOT))
 
 import domino_env  # noqa: E402 (the repository's code, run from anywhere)
 from agents import make_agent  # noqa: E402
-from training.cli import load_policy  # noqa: E402
-from training.replay import record_game, write_html  # noqa: E402
-from training.web.server import make_server  # noqa: E402
+from arena.cli import load_policy  # noqa: E402
+from arena.replay import record_game, write_html  # noqa: E402
+from arena.web.server import make_server  # noqa: E402
 
 OUT = ROOT / "docs" / "pictures"
 TABLES = {  # variant: (options, moves played before the picture)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import gymnasium
 import pettingzoo
 
 import domino_env.jit_cache  # noqa: F401  (first: it decides where and how compiled code is cached)
@@ -58,16 +57,12 @@ def make_batched(variant: str, batch_size: int, num_threads: int | None = None, 
 
 def make_single_agent(variant: str, **kwargs: Any) -> DominoSingleAgentEnv:
     """A Gymnasium single-agent view of ``variant``: one learning seat, the others played by
-    given agents (see :class:`~domino_env.single_agent.DominoSingleAgentEnv` for the keywords)."""
+    given opponent objects (see :class:`~domino_env.single_agent.DominoSingleAgentEnv` for the
+    keywords; ``agents.make_single_agent`` takes agents by name too)."""
     from domino_env.single_agent import DominoSingleAgentEnv
 
     return DominoSingleAgentEnv(variant, **kwargs)
 
 
-for _variant in VARIANTS:
+for _variant in VARIANTS:  # the single-agent views are registered by ``agents``, which names their opponents
     pettingzoo.register("aec", f"dominoes/{_variant}-v0", entry_point=f"domino_env.{_variant}_v0:env")
-    gymnasium.register(
-        f"dominoes/{_variant}-single-agent-v0",
-        entry_point="domino_env.single_agent:DominoSingleAgentEnv",
-        kwargs={"variant": _variant},
-    )

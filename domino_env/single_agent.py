@@ -6,26 +6,39 @@ player. This view keeps the multi-agent game underneath and plays every other se
 ``step``, until the learner must act again or the game ends, so the learner sees exactly the
 turns it owns and nothing of the opponents' hidden information.
 
-    env = domino_env.make_single_agent("draw", opponents="greedy", learner_seat="rotate")
+    env = agents.make_single_agent("draw", opponents="greedy", learner_seat="rotate")  # by name
+    env = domino_env.make_single_agent("draw", opponents=my_policy)  # any object with act_one
     obs, info = env.reset(seed=0)
     obs, reward, terminated, truncated, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Union
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, runtime_checkable
 
 import gymnasium
 import numpy as np
 
 import domino_env
 from domino_env.env import DominoEnv
+from domino_env.game import Game
 
-if TYPE_CHECKING:
-    from agents.base import Agent
 
-OpponentSpec = Union[str, "Agent"]
+@runtime_checkable
+class Opponent(Protocol):
+    """Whatever plays a seat: one PettingZoo observation (and the engine record, which stateful
+    agents read through determinization) in, one legal action out. Every :class:`agents.Agent`
+    is one."""
+
+    def act_one(self, observation: dict[str, np.ndarray], state: np.ndarray | None = None) -> int: ...
+
+
+OpponentBuilder = Callable[[Game, int], Opponent]
+"""Builds an opponent for a game from a seed: the view calls it at every seeded reset, so
+opponents it builds are reseeded with the episode (``agents.make_single_agent`` passes builders
+for agents named by name)."""
+OpponentSpec = Opponent | OpponentBuilder
 LEARNER_SEAT_MODES = ("rotate", "random")
 SEED_BOUND = 2**63
 
@@ -35,10 +48,13 @@ class DominoSingleAgentEnv(gymnasium.Env):
 
     Args:
         variant: any of ``domino_env.VARIANTS``.
-        opponents: who plays the other seats: an agent name (``"random"``, ``"greedy"``), an
-            :class:`agents.Agent` (a trained policy, e.g. loaded from a checkpoint), or a
-            sequence with one of those per other seat, the i-th for the i-th seat after the
-            learner (so that a partner stays a partner when the learner's seat rotates).
+        opponents: who plays the other seats: an :class:`Opponent` (any object with
+            ``act_one``, such as an :class:`agents.Agent` or a trained policy), a builder
+            ``(game, seed) -> Opponent`` called at every seeded reset, or a sequence with one
+            of those per other seat, the i-th for the i-th seat after the learner (so that a
+            partner stays a partner when the learner's seat rotates). Agents named by name
+            (``"random"``, ``"greedy"``) come through ``agents.make_single_agent``, which knows
+            the names.
         learner_seat: a seat index, ``"rotate"`` (the next seat each episode; ``reset(seed=s)``
             restarts the turn at seat ``s % num_players``, so seeds 0, 1, 2, ... rotate too) or
             ``"random"`` (drawn per episode from the environment's seeded generator).
@@ -58,7 +74,8 @@ class DominoSingleAgentEnv(gymnasium.Env):
     step, ``"hand_points"`` and ``"match_points"``.
 
     Seeding: ``reset(seed=s)`` deals as ``domino_env.make(variant).reset(seed=s)`` does, and
-    reseeds the opponents built from names. Agent objects keep their own generators. If a game
+    rebuilds the opponents given as builders from seeds it draws. Opponent objects keep their
+    own generators. If a game
     ends before the learner's first turn (a Hungarian leader can go out in one run), the view
     deals again, so every episode gives the learner at least one decision.
     """
@@ -68,7 +85,7 @@ class DominoSingleAgentEnv(gymnasium.Env):
     def __init__(
         self,
         variant: str,
-        opponents: OpponentSpec | Sequence[OpponentSpec] = "random",
+        opponents: OpponentSpec | Sequence[OpponentSpec],
         learner_seat: int | str = 0,
         illegal_action: str = "penalty",
         render_mode: str | None = None,
@@ -93,7 +110,7 @@ class DominoSingleAgentEnv(gymnasium.Env):
             )
         self.learner_seat_mode = learner_seat
         self._opponent_specs = _opponent_list(opponents, num_players)
-        self._opponents: list[Agent] | None = None  # built at the first reset, from np_random
+        self._opponents: list[Opponent] | None = None  # built at the first reset, from np_random
         self._episode = 0
         self.learner_seat = learner_seat if isinstance(learner_seat, int) else 0
         self.learner = self.aec_env.possible_agents[self.learner_seat]
@@ -146,13 +163,9 @@ class DominoSingleAgentEnv(gymnasium.Env):
         return self.aec_env.action_name(action)
 
     # ------------------------------------------------------------------ internals
-    def _build_opponents(self) -> list[Agent]:
-        from agents.registry import make_agent
-
+    def _build_opponents(self) -> list[Opponent]:
         return [
-            make_agent(spec, self.game, seed=int(self.np_random.integers(SEED_BOUND)))
-            if isinstance(spec, str)
-            else spec
+            spec if isinstance(spec, Opponent) else spec(self.game, int(self.np_random.integers(SEED_BOUND)))
             for spec in self._opponent_specs
         ]
 
@@ -196,16 +209,20 @@ class DominoSingleAgentEnv(gymnasium.Env):
 
 
 def _opponent_list(opponents: OpponentSpec | Sequence[OpponentSpec], num_players: int) -> list[OpponentSpec]:
-    """One opponent spec per other seat, checked now so that a typo fails at construction."""
-    from agents.base import Agent
-    from agents.registry import AGENTS
-
-    specs = [opponents] * (num_players - 1) if isinstance(opponents, (str, Agent)) else list(opponents)
+    """One opponent per other seat, checked now so that a mistake fails at construction."""
+    single = isinstance(opponents, str) or not isinstance(opponents, Sequence)
+    specs = [opponents] * (num_players - 1) if single else list(opponents)
     if len(specs) != num_players - 1:
         raise ValueError(f"opponents needs one entry per other seat ({num_players - 1}), got {len(specs)}")
     for spec in specs:
-        if isinstance(spec, str) and spec not in AGENTS:
-            raise ValueError(f"unknown opponent {spec!r}; built-in agents are {', '.join(AGENTS)}")
-        if not isinstance(spec, (str, Agent)):
-            raise TypeError(f"an opponent must be an agent name or an agents.Agent, got {type(spec).__name__}")
+        if isinstance(spec, str):
+            raise TypeError(
+                f"opponent {spec!r} is a name: agents.make_single_agent(variant, opponents={spec!r}, ...) "
+                "builds agents by name; domino_env.make_single_agent takes agent objects"
+            )
+        if not (isinstance(spec, Opponent) or callable(spec)):
+            raise TypeError(
+                f"an opponent must have act_one(observation, state) or build one from (game, seed), "
+                f"got {type(spec).__name__}"
+            )
     return specs

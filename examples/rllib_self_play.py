@@ -2,7 +2,7 @@
 
 One shared policy, ``main``, is trained; each game it takes one seat, drawn per episode, and
 frozen snapshots of it play the others. Every ``--snapshot-every`` iterations the oldest snapshot
-is replaced by the current ``main`` (``domino_env.integrations.rllib.SelfPlayCallback``), so the
+is replaced by the current ``main`` (``arena.integrations.rllib.SelfPlayCallback``), so the
 opponents get stronger as ``main`` does without moving while it trains. The policy is
 ``MaskedPPOModule``: illegal actions get no probability, and the envs are built with
 ``illegal_action="raise"``, so a run that finishes never played one.
@@ -34,8 +34,8 @@ from ray.rllib.algorithms.algorithm import Algorithm
 from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LIFETIME
 
 import domino_env
-from domino_env.integrations import win_rates
-from domino_env.integrations.rllib import MAIN, RLModuleAgent, env_spec, register_envs, self_play_config
+from arena.integrations import win_rates
+from arena.integrations.rllib import MAIN, RLModuleAgent, env_spec, register_envs, self_play_config
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """Train sb3-contrib's MaskablePPO on one seat of a domino game, then evaluate it.
 
-The learner sees the single-agent view (``domino_env.make_single_agent``): its own observations,
+The learner sees the single-agent view (``agents.make_single_agent``): its own observations,
 its legal actions through ``action_masks()``, and built-in agents playing the other seats. The
 learner's seat rotates per episode, so the policy learns to lead and to follow.
 
@@ -23,9 +23,11 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.env_util import make_vec_env
 
+import agents
 import domino_env
-from domino_env.integrations import win_rates as evaluate
-from domino_env.integrations.sb3 import MaskablePPOAgent
+from arena.integrations import win_rates as evaluate
+from arena.integrations.sb3 import MaskablePPOAgent
+from domino_env.single_agent import DominoSingleAgentEnv
 
 
 @dataclass
@@ -50,8 +52,8 @@ class Config:
     save: str = ""  # where to save the model ("" = do not save)
 
 
-def make_env(config: Config, opponent: str) -> domino_env.single_agent.DominoSingleAgentEnv:
-    return domino_env.make_single_agent(
+def make_env(config: Config, opponent: str) -> DominoSingleAgentEnv:
+    return agents.make_single_agent(
         config.variant,
         opponents=opponent,
         learner_seat="rotate",

@@ -31,8 +31,8 @@ from torchrl.modules import MaskedCategorical, ProbabilisticActor, ValueOperator
 from torchrl.objectives import ClipPPOLoss, ValueEstimators
 
 import domino_env
-from domino_env.integrations import win_rates
-from domino_env.integrations.torchrl import ACTION_MASK, GROUP, OBSERVATION, TorchRLAgent, make_env
+from arena.integrations import win_rates
+from arena.integrations.torchrl import ACTION_MASK, GROUP, OBSERVATION, TorchRLAgent, make_env
 
 
 @dataclass

@@ -12,8 +12,8 @@ from playwright.sync_api import Browser, Page, sync_playwright
 
 import domino_env
 from agents import make_agent
-from training.replay import record_game, write_html
-from training.web.server import make_server
+from arena.replay import record_game, write_html
+from arena.web.server import make_server
 
 CHROMIUM = Path("/usr/bin/chromium")
 

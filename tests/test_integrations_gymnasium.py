@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
+import agents
 import domino_env
 from agents import Agent, GreedyAgent, make_agent
 from domino_env.single_agent import DominoSingleAgentEnv
@@ -33,7 +34,7 @@ def test_check_env_passes(variant: str, learner_seat: int | str) -> None:
 def test_episode_return_is_the_learners_return_in_the_multi_agent_game(variant: str) -> None:
     """Greedy everywhere is deterministic: the view and the AEC env must play the same game."""
     players = 3
-    env = domino_env.make_single_agent(
+    env = agents.make_single_agent(
         variant, opponents="greedy", learner_seat="rotate", illegal_action="raise", num_players=players
     )
     greedy = GreedyAgent(env.game)
@@ -97,7 +98,7 @@ class SeatRecorder(Agent):
 def test_opponents_sit_relative_to_the_rotating_learner() -> None:
     game = domino_env.make_game("draw", num_players=3)
     next_seat, seat_after = SeatRecorder(make_agent("random", game, seed=0)), SeatRecorder(GreedyAgent(game))
-    env = domino_env.make_single_agent("draw", num_players=3, learner_seat="rotate", opponents=[next_seat, seat_after])
+    env = agents.make_single_agent("draw", num_players=3, learner_seat="rotate", opponents=[next_seat, seat_after])
     next_seat.env = seat_after.env = env
     seats = []
     for episode in range(3):
@@ -115,7 +116,7 @@ def test_opponents_sit_relative_to_the_rotating_learner() -> None:
 
 
 def test_illegal_actions_end_the_episode_or_raise() -> None:
-    env = domino_env.make_single_agent("block")
+    env = agents.make_single_agent("block")
     env.reset(seed=0)
     illegal = int(np.flatnonzero(~env.action_masks())[0])
     _, reward, terminated, _, info = env.step(illegal)
@@ -123,7 +124,7 @@ def test_illegal_actions_end_the_episode_or_raise() -> None:
     with pytest.raises(RuntimeError, match="reset"):
         env.step(0)
 
-    strict = domino_env.make_single_agent("block", illegal_action="raise")
+    strict = agents.make_single_agent("block", illegal_action="raise")
     observation, _ = strict.reset(seed=0)
     with pytest.raises(domino_env.IllegalActionError, match="legal actions"):
         strict.step(illegal)
@@ -132,7 +133,7 @@ def test_illegal_actions_end_the_episode_or_raise() -> None:
 
 def test_hungarian_elimination_match_runs_to_the_end_for_the_learner() -> None:
     """Seats eliminated mid-match leave the table; an eliminated learner's episode ends."""
-    env = domino_env.make_single_agent(
+    env = agents.make_single_agent(
         "hungarian", num_players=3, match=True, elimination=True, limit=30, learner_seat="rotate", opponents="random"
     )
     rng = np.random.default_rng(0)
@@ -146,12 +147,16 @@ def test_hungarian_elimination_match_runs_to_the_end_for_the_learner() -> None:
 
 def test_bad_arguments_are_refused() -> None:
     with pytest.raises(ValueError, match="learner_seat"):
-        domino_env.make_single_agent("draw", learner_seat=2)
+        agents.make_single_agent("draw", learner_seat=2)
     with pytest.raises(ValueError, match="learner_seat"):
-        domino_env.make_single_agent("draw", learner_seat="clockwise")
-    with pytest.raises(ValueError, match="unknown opponent"):
-        domino_env.make_single_agent("draw", opponents="grandmaster")
+        agents.make_single_agent("draw", learner_seat="clockwise")
+    with pytest.raises(ValueError, match="unknown agent 'grandmaster'"):
+        agents.make_single_agent("draw", opponents="grandmaster")
+    with pytest.raises(TypeError, match=r"agents.make_single_agent\(variant, opponents='greedy'"):
+        domino_env.make_single_agent("draw", opponents="greedy")  # the environment layer knows no names
+    with pytest.raises(TypeError, match="act_one"):
+        domino_env.make_single_agent("draw", opponents=42)
     with pytest.raises(ValueError, match="one entry per other seat"):
-        domino_env.make_single_agent("draw", num_players=4, opponents=["random", "greedy"])
+        agents.make_single_agent("draw", num_players=4, opponents=["random", "greedy"])
     with pytest.raises(TypeError, match="unknown option"):
-        domino_env.make_single_agent("draw", colour="blue")
+        agents.make_single_agent("draw", colour="blue")

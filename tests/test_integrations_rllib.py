@@ -15,7 +15,7 @@ from ray.rllib.algorithms.algorithm import Algorithm
 from ray.rllib.core.columns import Columns
 
 import domino_env
-from domino_env.integrations.rllib import (
+from arena.integrations.rllib import (
     MAIN,
     MaskedPPOModule,
     RLModuleAgent,

@@ -17,7 +17,7 @@ from ray.cluster_utils import Cluster
 from ray.rllib.algorithms.algorithm import Algorithm
 from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LIFETIME
 
-from domino_env.integrations.rllib import MAIN, self_play_config
+from arena.integrations.rllib import MAIN, self_play_config
 
 NODE = {"num_cpus": 1, "object_store_memory": 80 * 1024 * 1024}  # an env runner takes one CPU
 TINY = {"hidden": (16,), "train_batch_size": 64, "minibatch_size": 32, "num_epochs": 1}

@@ -11,8 +11,9 @@ import pytest
 import torch
 from sb3_contrib import MaskablePPO
 
+import agents
 import domino_env
-from domino_env.integrations.sb3 import MaskablePPOAgent
+from arena.integrations.sb3 import MaskablePPOAgent
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "sb3_maskable_ppo.py"
 
@@ -50,7 +51,7 @@ def test_maskable_ppo_trains_on_draw_without_an_illegal_action(tmp_path: Path) -
 
 @pytest.mark.parametrize("variant", domino_env.VARIANTS)
 def test_maskable_ppo_learns_from_every_variant(variant: str) -> None:
-    env = domino_env.make_single_agent(variant, opponents="random", learner_seat="rotate", illegal_action="raise")
+    env = agents.make_single_agent(variant, opponents="random", learner_seat="rotate", illegal_action="raise")
     model = MaskablePPO("MlpPolicy", env, n_steps=128, batch_size=64, n_epochs=1, policy_kwargs={"net_arch": [32]})
     before = [p.detach().clone() for p in model.policy.parameters()]
     model.learn(total_timesteps=128)

@@ -13,7 +13,7 @@ from tensordict import TensorDictBase
 from torchrl.envs.libs.pettingzoo import PettingZooWrapper
 
 import domino_env
-from domino_env.integrations.torchrl import ACTION_MASK, GROUP, OBSERVATION, TorchRLAgent, make_env
+from arena.integrations.torchrl import ACTION_MASK, GROUP, OBSERVATION, TorchRLAgent, make_env
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "torchrl_masked_ppo.py"
 

@@ -11,11 +11,11 @@ import pytest
 
 import domino_env
 from agents import make_agent
+from arena.replay import record_game
 from domino_env.picture import rasterize, table_image, table_svg
 from domino_env.picture.layout import _snake
 from domino_env.picture.svg import HALF, HIGHLIGHT, PIP_COLOURS, PIP_GRID, pip_defs
 from tests.scripted import play
-from training.replay import record_game
 
 SVG = "{http://www.w3.org/2000/svg}"
 VARIANTS = {

@@ -8,13 +8,13 @@ import pytest
 import torch
 
 from agents import make_agent
+from agents.network import PolicyNetwork
+from agents.policy import PolicyAgent
+from agents.policy_search import PolicySearchAgent
 from agents.tournament import rotated_match
+from arena.cli import UsageError, load_policy
 from domino_env import make_game
 from domino_env.game import Game
-from training.cli import UsageError, load_policy
-from training.network import PolicyNetwork
-from training.policy import PolicyAgent
-from training.policy_search import PolicySearchAgent
 
 VARIANTS = [("draw", {"num_players": 2}), ("hungarian", {"num_players": 3}), ("mexican_train", {"num_players": 2})]
 

@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 import torch
 
+from agents.network import PolicyNetwork
+from agents.policy import PolicyAgent
 from domino_env import BatchedEnv, make_game
 from tests.test_training import TINY
 from training import checkpoint as ckpt
 from training.config import ConfigError, build_config
 from training.critic_inputs import critic_input_size, hidden_tiles
-from training.network import PolicyNetwork
-from training.policy import PolicyAgent
 from training.ppo import train
 
 GAMES = [("draw", 2), ("draw", 4), ("block", 3), ("hungarian", 3), ("mexican_train", 4)]

@@ -11,8 +11,8 @@ from PIL import Image
 
 import domino_env
 from agents import make_agent
-from training.cli import main
-from training.replay import read_html_data, record_game, write_gif, write_html, write_replay
+from arena.cli import main
+from arena.replay import read_html_data, record_game, write_gif, write_html, write_replay
 
 
 def test_a_recording_replays_the_environment_move_for_move() -> None:

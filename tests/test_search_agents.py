@@ -392,7 +392,7 @@ def test_registry_builds_the_new_agents() -> None:
 
 def test_the_training_arena_seats_any_mix_of_agents() -> None:
     """Trained policies, baselines and stateful agents go through the same runner."""
-    from training.arena import run_arena
+    from arena.evaluation import run_arena
 
     game = domino_env.make_game("block")
     policies = {

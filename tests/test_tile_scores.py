@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 import torch
 
+from agents.network import TileScores, network_for
+from agents.policy import PolicyAgent
 from domino_env import make_game
 from domino_env.tiles import TILE_HIGH, TILE_LOW
 from training import checkpoint as ckpt
 from training.config import ConfigError, build_config
-from training.network import TileScores, network_for
-from training.policy import PolicyAgent
 
 
 @pytest.mark.parametrize(

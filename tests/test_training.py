@@ -8,17 +8,17 @@ import numpy as np
 import pytest
 import torch
 
-import training.arena as arena_module
+import arena.evaluation as arena_module
 from agents import make_agent
+from agents.network import ILLEGAL_LOGIT, PolicyNetwork, legal_entropy, masked_distribution
+from agents.policy import PolicyAgent
 from agents.tournament import Record
+from arena.cli import main as cli_main
+from arena.evaluation import bradley_terry, run_arena
 from domino_env import make_game
 from training import checkpoint as ckpt
-from training.arena import bradley_terry, run_arena
-from training.cli import main as cli_main
 from training.config import ConfigError, build_config, load_config
 from training.logger import MetricsLogger
-from training.network import ILLEGAL_LOGIT, PolicyNetwork, legal_entropy, masked_distribution
-from training.policy import PolicyAgent
 from training.ppo import train
 
 CONFIGS = sorted(Path("configs").glob("*.yaml"))

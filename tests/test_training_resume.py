@@ -16,10 +16,10 @@ import pytest
 import torch
 from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
 
+from arena.cli import main as cli_main
 from domino_env import make_game
 from tests.test_training import TINY
 from training import checkpoint as ckpt
-from training.cli import main as cli_main
 from training.config import SCHEDULE_KEYS, ConfigError, build_config, load_config
 from training.logger import RUN_LOG
 
@@ -181,7 +181,7 @@ def test_init_from_starts_a_new_run_from_a_checkpoints_weights(tmp_path: Path, c
 BLOCKED_RUN = """
 import sys, time
 from training import logger
-from training.cli import main
+from arena.cli import main
 
 log = logger.MetricsLogger.log
 

@@ -13,16 +13,16 @@ import pytest
 import torch
 
 from agents import make_agent
+from agents.network import PolicyNetwork
+from agents.policy import PolicyAgent
+from arena.evaluation import fair_share, run_arena
+from arena.ship import EVALUATION_SEED, SUMMARY_FILE, pretrained_table, reevaluate, training_seeds
 from domino_env import make_game
 from tests.test_training import TINY  # the same few tiny updates
 from training import checkpoint as ckpt
-from training.arena import fair_share, run_arena
 from training.config import ConfigError, ImitationConfig, build_config, load_config
 from training.imitation import Demonstrations, fit, record_decisions
-from training.network import PolicyNetwork
-from training.policy import PolicyAgent
 from training.ppo import explained_variance, train
-from training.ship import EVALUATION_SEED, SUMMARY_FILE, pretrained_table, reevaluate, training_seeds
 
 
 @pytest.mark.parametrize("variant", ["draw", "hungarian", "mexican_train"])

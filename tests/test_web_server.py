@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from agents import RandomAgent, make_agent
-from training.web.server import MAX_GAMES, make_server
+from arena.web.server import MAX_GAMES, make_server
 
 
 def loader(name: str, game, seed: int):
@@ -139,7 +139,7 @@ def test_play_web_prints_its_address_and_serves_the_page() -> None:
 
 
 def test_terminal_play_watches_a_stateful_agent(capsys: pytest.CaptureFixture[str]) -> None:
-    from training.cli import main
+    from arena.cli import main
 
     main(["play", "heuristic", "--variant", "hungarian", "--watch", "--seed", "1"])
     assert "Hungarian Dominoes · hand 1 · over" in capsys.readouterr().out

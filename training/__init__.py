@@ -1,1 +1,2 @@
-"""Self-play training, evaluation and the command line for the domino environments."""
+"""The self-play trainer: config, network training by masked PPO, imitation, opponent pool,
+checkpoints and logs. Evaluation, shipping and the command line are in :mod:`arena`."""

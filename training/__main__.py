@@ -1,5 +1,7 @@
-"""``python -m training``: see :mod:`training.cli`."""
+"""``python -m training``: kept as the old name of ``python -m arena`` (:mod:`arena.cli`).
 
-from training.cli import main
+A command alias, run and never imported, so it stands outside the package stack."""
+
+from arena.cli import main
 
 main()

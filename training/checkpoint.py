@@ -19,9 +19,9 @@ from typing import Any
 import torch
 from safetensors.torch import load_file, safe_open, save_file
 
+from agents.network import ACTION_HEADS, PolicyNetwork, network_for
 from domino_env.game import Game
-from training.config import ACTION_HEADS, ConfigError, TrainConfig, load_config, resume_changes
-from training.network import PolicyNetwork, network_for
+from training.config import ConfigError, TrainConfig, load_config, resume_changes
 
 MODEL_FILE = "model.safetensors"
 CONFIG_FILE = "config.yaml"

@@ -18,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from agents.network import ACTION_HEADS
 from domino_env import make_game
 
 
@@ -72,7 +73,6 @@ class PPOConfig:
 
 
 CRITICS = ("shared", "privileged")
-ACTION_HEADS = ("flat", "tiles")
 
 
 @dataclass

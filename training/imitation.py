@@ -29,12 +29,12 @@ from torch import nn
 
 from agents import make_agent
 from agents.base import Agent
+from agents.network import PolicyNetwork, masked_logits
+from agents.policy import PolicyAgent
 from domino_env import BatchedEnv
 from domino_env.game import Game
 from training.config import ImitationConfig
 from training.critic_inputs import hidden_tiles
-from training.network import PolicyNetwork, masked_logits
-from training.policy import PolicyAgent
 
 
 @dataclass

@@ -19,10 +19,10 @@ import torch
 
 from agents import make_agent
 from agents.base import Agent, StatefulAgent
+from agents.network import PolicyNetwork
+from agents.policy import PolicyAgent
 from domino_env.game import Game
 from training.config import PoolConfig
-from training.network import PolicyNetwork
-from training.policy import PolicyAgent
 
 SELF = -1  # the owner code of seats the learner plays
 

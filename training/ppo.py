@@ -33,6 +33,8 @@ from torch import nn
 from tqdm import tqdm
 
 from agents import make_agent
+from agents.network import PolicyNetwork, legal_entropy, masked_distribution, network_for
+from agents.policy import PolicyAgent
 from agents.tournament import rotated_match
 from domino_env import BatchedEnv, make_game
 from training import checkpoint as ckpt
@@ -40,8 +42,6 @@ from training.config import TrainConfig, save_config
 from training.critic_inputs import critic_input_size, hidden_tiles
 from training.imitation import imitate
 from training.logger import MetricsLogger
-from training.network import PolicyNetwork, legal_entropy, masked_distribution, network_for
-from training.policy import PolicyAgent
 from training.pool import SELF, OpponentPool
 
 

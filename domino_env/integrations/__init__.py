@@ -1,22 +1,16 @@
-"""Bridges to external RL frameworks, each behind its own optional extra.
+"""Adapters of the environments to other libraries, each behind its own optional extra.
 
-``domino_env.integrations.sb3`` (extra ``sb3``), ``domino_env.integrations.rllib`` (``rllib``) and
-``domino_env.integrations.torchrl`` (``torchrl``) import their framework at import time, so the
-core package never needs one; importing a bridge without its extra fails with an error that
-names the extra to install.
+An adapter here needs only the environments. The bridges that turn a framework's trained policy
+into an agent (Stable-Baselines3, RLlib, TorchRL) sit above the agents, in
+:mod:`arena.integrations`; importing one of their old paths here says where it went.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Sequence
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
 
-from domino_env.variants import make_game
-
-if TYPE_CHECKING:
-    from agents.base import Agent
+MOVED = {"win_rates": "arena.integrations.win_rates"}  # the bridges' old modules say so themselves
 
 
 def require(module: str, extra: str) -> ModuleType:
@@ -27,26 +21,9 @@ def require(module: str, extra: str) -> ModuleType:
         raise ImportError(f"{module} is not installed: pip install 'domino_env[{extra}]' ({error})") from error
 
 
-def win_rates(
-    agent: Agent,
-    variant: str,
-    opponents: Sequence[str] = ("random", "greedy"),
-    episodes: int = 1000,
-    seed: int = 0,
-    **options: Any,
-) -> dict[str, float]:
-    """The win rate of a trained ``agent`` against each built-in agent in ``opponents`` (which
-    takes every other seat), seats rotated over mirrored deals, as
-    ``agents.tournament.rotated_match`` plays them; the engine refuses illegal actions there.
-
-    Every framework's policy becomes an :class:`agents.Agent` through its bridge, so the
-    examples compare them all the same way."""
-    from agents.registry import make_agent
-    from agents.tournament import rotated_match
-
-    game = make_game(variant, **options)
-    results = {}
-    for name in opponents:
-        others = [make_agent(name, game, seed=seed + seat) for seat in range(game.num_players - 1)]
-        results[name] = rotated_match(game, [agent, *others], episodes, seed=seed + 1)[0].win_rate
-    return results
+def __getattr__(name: str) -> object:
+    """Names that moved up the stack are refused with their new place, so an old import fails
+    with the fix instead of a bare ``AttributeError``."""
+    if name in MOVED:
+        raise ImportError(f"domino_env.integrations.{name} moved to {MOVED[name]}: import it from there")
+    raise AttributeError(f"module 'domino_env.integrations' has no attribute {name!r}")

@@ -18,10 +18,10 @@ import numpy as np
 import torch
 
 from agents.base import StatefulAgent
+from agents.network import PolicyNetwork, masked_logits
 from agents.registry import parse_options
 from domino_env.game import Game
 from domino_env.rng import game_seed
-from training.network import PolicyNetwork, masked_logits
 
 SUFFIX = "+search"
 DEFAULT_SIMULATIONS = 256

@@ -16,6 +16,7 @@ from domino_env.game import Game
 from domino_env.tiles import TILE_HIGH, TILE_LOW, TILE_VALUE
 
 ILLEGAL_LOGIT = -1e9
+ACTION_HEADS = ("flat", "tiles")  # one logit per action, or per-tile scores added (TileScores)
 
 
 def _layer(inputs: int, outputs: int, gain: float = float(np.sqrt(2))) -> nn.Linear:

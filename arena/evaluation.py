@@ -21,8 +21,8 @@ import numpy as np
 
 from agents.base import Agent
 from agents.tournament import rotated_match, wilson_interval
+from arena.plot import plot_arena
 from domino_env.game import Game
-from training.arena_plot import plot_arena
 
 ELO_SCALE = 400.0 / math.log(10.0)
 ELO_MEAN = 1500.0
@@ -82,7 +82,7 @@ class ArenaResult:
         return "\n".join(lines)
 
     def write(self, folder: str | Path) -> None:
-        """``arena.md``, ``arena.csv`` and ``arena.png`` (:func:`training.arena_plot.plot_arena`) in
+        """``arena.md``, ``arena.csv`` and ``arena.png`` (:func:`arena.plot.plot_arena`) in
         ``folder``."""
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)

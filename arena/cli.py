@@ -22,13 +22,13 @@ import numpy as np
 
 from agents import AGENTS, make_agent
 from agents.base import Agent
+from agents.policy import PolicyAgent
+from agents.policy_search import SUFFIX, PolicySearchAgent, split_spec
+from arena.evaluation import run_arena
 from domino_env import make_game, raw_env
 from domino_env.game import Game
 from training import checkpoint as ckpt
-from training.arena import run_arena
 from training.config import ConfigError, load_config, load_yaml
-from training.policy import PolicyAgent
-from training.policy_search import SUFFIX, PolicySearchAgent, split_spec
 
 
 class UsageError(ValueError):
@@ -70,7 +70,7 @@ def searched_checkpoint(spec: str) -> str | None:
 def load_policy(name: str, game: Game, seed: int, deterministic: bool = True) -> Agent:
     """A built-in agent, a shipped pretrained agent, or a checkpoint (file, folder or run); with
     ``+search`` after a pretrained name or checkpoint, that policy on top of determinized search
-    (:mod:`training.policy_search`)."""
+    (:mod:`agents.policy_search`)."""
     if name.partition(":")[0] in AGENTS:  # an agent, perhaps with options: pimc:simulations=200
         return make_agent(name, game, seed=seed)
     checkpoint = searched_checkpoint(name) or name
@@ -146,7 +146,7 @@ def evaluate_command(args: argparse.Namespace) -> None:
         result.write(args.out)
         print(f"\nwrote {Path(args.out) / 'arena.md'}, arena.csv and arena.png (win rates with their intervals)")
     if args.replays:
-        from training.replay import save_arena_replays
+        from arena.replay import save_arena_replays
 
         if not args.out:
             raise UsageError("--replays needs --out, the folder the replays are written to")
@@ -179,7 +179,7 @@ def play_command(args: argparse.Namespace) -> None:
     policies = [args.policy]
     game = resolve_game(args, policies)
     if args.web:
-        from training.web.server import serve
+        from arena.web.server import serve
 
         serve(game, args.policy, load_policy, seat=args.seat, watch=args.watch, seed=args.seed, port=args.port)
         return
@@ -220,7 +220,7 @@ def visible_table(env, seat: int) -> str:
 
 
 def replay_command(args: argparse.Namespace) -> None:
-    from training.replay import REPLAY_SUFFIXES, record_game, write_replay
+    from arena.replay import REPLAY_SUFFIXES, record_game, write_replay
 
     if Path(args.out).suffix.lower() not in REPLAY_SUFFIXES:
         raise UsageError(f"--out must end in {' or '.join(REPLAY_SUFFIXES)}, got {args.out!r}")

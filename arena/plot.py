@@ -12,7 +12,7 @@ matplotlib.use("Agg")  # files only: evaluations run on machines without a displ
 import matplotlib.pyplot as plt
 
 if TYPE_CHECKING:
-    from training.arena import ArenaResult
+    from arena.evaluation import ArenaResult
 
 VERDICT_COLOURS = {"above": "#2e7d32", "level": "#616161", "below": "#c62828"}
 

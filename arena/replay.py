@@ -24,11 +24,11 @@ from pathlib import Path
 import numpy as np
 
 from agents.base import Agent
+from arena.evaluation import lineup, matchup_pairs
 from domino_env.game import Game
 from domino_env.games.core import PLAYING
 from domino_env.picture import rasterize, table_svg
 from domino_env.picture.svg import FELT
-from training.arena import lineup, matchup_pairs
 
 PAGE = Path(__file__).parent / "web" / "replay.html"
 REPLAY_SUFFIXES = (".html", ".gif")

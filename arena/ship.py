@@ -1,8 +1,8 @@
 """Train a shipped config and package the result as a pretrained agent.
 
-    python -m training.ship configs/draw_2p.yaml [--games 16000] [--search-games 400]
-    python -m training.ship --evaluate draw_2p [--games 16000]   # a shipped agent again, untrained
-    python -m training.ship --table            # the README's pretrained table, from what is shipped
+    python -m arena.ship configs/draw_2p.yaml [--games 16000] [--search-games 400]
+    python -m arena.ship --evaluate draw_2p [--games 16000]   # a shipped agent again, untrained
+    python -m arena.ship --table            # the README's pretrained table, from what is shipped
 
 Trains with the config as it is (the imitation head start included), then evaluates the final
 policy against tables of every fair agent the project ships that a policy must beat: random,
@@ -31,13 +31,13 @@ from pathlib import Path
 
 from agents import make_agent
 from agents.base import Agent
+from agents.policy import PolicyAgent
+from arena.evaluation import matchup_table, run_arena
 from domino_env import make_game
 from domino_env.game import Game
 from training import checkpoint as ckpt
-from training.arena import matchup_table, run_arena
 from training.config import TrainConfig, load_config
 from training.imitation import round_seed
-from training.policy import PolicyAgent
 from training.ppo import train
 
 EVALUATION_SEED = 12345
@@ -133,7 +133,7 @@ def write_evaluation(target: Path, training: dict, games: int, search_games: int
     teacher = f", after imitating the {training['teacher']}" if training["teacher"] else ""
     report = (
         f"# {name}\n\n"
-        f"Trained by `python -m training.ship configs/{name}.yaml` in {training['minutes']:.1f} minutes{teacher} "
+        f"Trained by `python -m arena.ship configs/{name}.yaml` in {training['minutes']:.1f} minutes{teacher} "
         f"({training['env_steps']:,} self-play environment steps and {training['imitation_env_steps']:,} "
         f"imitation steps) on 2 CPU cores.\n\n"
         f"Evaluated on seed {EVALUATION_SEED} (deals the training never played), seats rotated; "

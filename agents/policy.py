@@ -6,7 +6,7 @@ import numpy as np
 import torch
 
 from agents.base import Agent
-from training.network import PolicyNetwork, masked_distribution
+from agents.network import PolicyNetwork, masked_distribution
 
 
 class PolicyAgent(Agent):

@@ -1,0 +1,1 @@
+"""``python -m training.ship``: the old name of ``python -m arena.ship`` (see ``__main__``)."""
