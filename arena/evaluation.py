@@ -100,12 +100,12 @@ class ArenaResult:
 
 
 def fair_share(game: Game) -> float:
-    return 0.5 if getattr(game.config, "partnerships", 0) else 1.0 / game.num_players
+    return 0.5 if game.partnerships else 1.0 / game.num_players
 
 
 def lineup(game: Game, policy: Agent, opponent: Agent) -> list[Agent]:
     """``policy`` in seat 0 (and its partner's seat) and ``opponent`` everywhere else."""
-    if getattr(game.config, "partnerships", 0):
+    if game.partnerships:
         return [policy, opponent, policy, opponent]
     return [policy] + [opponent] * (game.num_players - 1)
 

@@ -142,6 +142,12 @@ class Game:
         code (which cannot call methods); they take :attr:`packed_config` as ``cfg``."""
         return CompiledRules(self.rules.step, self.rules.legal_mask, self.rules.determinize)
 
+    @property
+    def partnerships(self) -> bool:
+        """Whether seats play as two teams (0 and 2 against 1 and 3); only Draw and Block have
+        the option, so every other variant answers False."""
+        return bool(getattr(self.config, "partnerships", 0))
+
     def current_seat(self, state: np.ndarray, game: int) -> int:
         return int(state[game]["current"])
 

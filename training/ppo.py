@@ -148,7 +148,7 @@ def assign_seats(pool: OpponentPool, game, rng: np.random.Generator) -> tuple[np
     owners = np.full(players, opponent)
     learner = int(rng.integers(players))
     owners[learner] = SELF
-    if getattr(game.config, "partnerships", 0):
+    if game.partnerships:
         owners[(learner + 2) % players] = SELF
     return owners, opponent
 
@@ -160,7 +160,7 @@ def evaluate_strength(game, network: PolicyNetwork, config: TrainConfig, device)
     for name in config.pool.baselines:
         opponent = make_agent(name, game, seed=config.run.seed)
         seated = [agent] + [opponent] * (game.num_players - 1)
-        if getattr(game.config, "partnerships", 0):
+        if game.partnerships:
             seated = [agent, opponent, agent, opponent]
         records = rotated_match(game, seated, config.eval.games, seed=config.run.seed + 7919)
         results[f"eval/vs_{name}"] = records[0].win_rate

@@ -83,7 +83,7 @@ def read_table(
     current = game.current_seat(state, g)
     in_play = set(game.seats_in_play(state, g))
     scores = game.match_points(state, g)
-    partners = bool(getattr(game.config, "partnerships", 0))
+    partners = game.partnerships
     seats = [
         Seat(
             name=names[seat],
