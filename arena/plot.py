@@ -3,24 +3,22 @@ fair share, so a reader sees at a glance which differences the episodes can tell
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import matplotlib
 
 matplotlib.use("Agg")  # files only: evaluations run on machines without a display
 import matplotlib.pyplot as plt
 
-if TYPE_CHECKING:
-    from arena.evaluation import ArenaResult
+from arena.matchup import Matchup
 
 VERDICT_COLOURS = {"above": "#2e7d32", "level": "#616161", "below": "#c62828"}
 
 
-def plot_arena(result: ArenaResult, path: str | Path) -> Path:
+def plot_arena(matchups: Sequence[Matchup], path: str | Path) -> Path:
     """One row per matchup ("A vs a table of B"): the win rate, its Wilson interval as an error
     bar, coloured by the verdict, and a dashed line at the fair share."""
-    matchups = result.matchups
     figure, axes = plt.subplots(figsize=(8, 1.2 + 0.45 * len(matchups)))
     rows = list(range(len(matchups)))[::-1]  # the table's first row on top
     for row, m in zip(rows, matchups, strict=True):

@@ -32,7 +32,8 @@ from pathlib import Path
 from agents import make_agent
 from agents.base import Agent
 from agents.policy import PolicyAgent
-from arena.evaluation import matchup_table, run_arena
+from arena.evaluation import run_arena
+from arena.matchup import matchup_table
 from domino_env import make_game
 from domino_env.game import Game
 from training import checkpoint as ckpt

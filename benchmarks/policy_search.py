@@ -25,7 +25,8 @@ from agents import make_agent
 from agents.base import Agent
 from agents.policy import PolicyAgent
 from agents.policy_search import SUFFIX, PolicySearchAgent
-from arena.evaluation import Matchup, run_arena
+from arena.evaluation import run_arena
+from arena.matchup import Matchup
 from arena.ship import EVALUATION_SEED, SEARCH_AGENTS, ladder_search_agent
 from domino_env import make_game
 from training import checkpoint as ckpt

@@ -20,9 +20,9 @@ from typing import Any, Protocol, runtime_checkable
 import gymnasium
 import numpy as np
 
-import domino_env
 from domino_env.env import DominoEnv
 from domino_env.game import Game
+from domino_env.variants import make_game
 
 
 @runtime_checkable
@@ -92,9 +92,7 @@ class DominoSingleAgentEnv(gymnasium.Env):
         **options: Any,
     ) -> None:
         super().__init__()
-        self.aec_env: DominoEnv = domino_env.raw_env(
-            variant, render_mode=render_mode, illegal_action=illegal_action, **options
-        )
+        self.aec_env = DominoEnv(make_game(variant, **options), render_mode=render_mode, illegal_action=illegal_action)
         self.game = self.aec_env.game
         self.variant = variant
         self.render_mode = render_mode
