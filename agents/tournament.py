@@ -29,8 +29,36 @@ from domino_env.game import Game
 from domino_env.games.core import GAME_OVER, PLAYING
 
 
+class WinTally:
+    """The win rate of ``wins`` over ``episodes`` with its Wilson interval, and the points per
+    hand: one implementation for every result that counts them (a tournament :class:`Record`,
+    an arena ``Matchup``)."""
+
+    episodes: int
+    wins: int
+    hands: int
+    points: int
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.episodes if self.episodes else 0.0
+
+    def win_interval(self, z: float = 1.96) -> tuple[float, float]:
+        """Wilson score interval of the win rate (95% by default)."""
+        return wilson_interval(self.wins, self.episodes, z)
+
+    def win_cells(self) -> str:
+        """The win rate and its 95% interval as two cells of a Markdown row."""
+        low, high = self.win_interval()
+        return f"{self.win_rate:.3f} | [{low:.3f}, {high:.3f}]"
+
+    @property
+    def points_per_hand(self) -> float:
+        return self.points / self.hands if self.hands else 0.0
+
+
 @dataclass
-class Record:
+class Record(WinTally):
     """One agent's results over the episodes it played."""
 
     name: str
@@ -43,14 +71,6 @@ class Record:
     losses: int = 0
     moves: int = 0  # actions the agent was asked for
     seconds: float = 0.0  # time it took to choose them
-
-    @property
-    def win_rate(self) -> float:
-        return self.wins / self.episodes if self.episodes else 0.0
-
-    def win_interval(self, z: float = 1.96) -> tuple[float, float]:
-        """Wilson score interval of the win rate (95% by default)."""
-        return wilson_interval(self.wins, self.episodes, z)
 
     @property
     def decisive_win_rate(self) -> float:
@@ -230,11 +250,8 @@ def results_table(records: list[Record]) -> str:
         "|---|---:|---:|---|---:|---:|",
     ]
     for r in records:
-        low, high = r.win_interval()
-        lines.append(
-            f"| {r.name} | {r.episodes} | {r.win_rate:.3f} | [{low:.3f}, {high:.3f}] | "
-            f"{r.reward / max(r.episodes, 1):+.3f} | {r.points / max(r.hands, 1):.2f} |"
-        )
+        mean_reward = r.reward / max(r.episodes, 1)
+        lines.append(f"| {r.name} | {r.episodes} | {r.win_cells()} | {mean_reward:+.3f} | {r.points_per_hand:.2f} |")
     return "\n".join(lines)
 
 

@@ -52,7 +52,7 @@ class ArenaResult:
             for m in self.matchups:
                 low, high = m.interval()
                 writer.writerow([m.policy, m.opponent, m.episodes, m.wins, f"{m.win_rate:.4f}", f"{low:.4f}",
-                                 f"{high:.4f}", f"{m.fair_share:.4f}", f"{m.points / max(m.hands, 1):.3f}",
+                                 f"{high:.4f}", f"{m.fair_share:.4f}", f"{m.points_per_hand:.3f}",
                                  f"{self.ratings[m.policy]:.1f}"])  # fmt: skip
         from arena.plot import plot_arena  # matplotlib only where a picture is asked for
 

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agents.tournament import wilson_interval
+from agents.tournament import WinTally
 
 
 @dataclass
-class Matchup:
+class Matchup(WinTally):
+    """The policy's results against a table of the opponent, and how they compare with the
+    policy's fair share of the wins."""
+
     policy: str
     opponent: str
     episodes: int
@@ -18,13 +21,7 @@ class Matchup:
     fair_share: float
     ms_per_move: float = 0.0  # the policy's mean time per move, forced moves included
 
-    @property
-    def win_rate(self) -> float:
-        return self.wins / self.episodes if self.episodes else 0.0
-
-    def interval(self, z: float = 1.96) -> tuple[float, float]:
-        """Wilson score interval of the win rate."""
-        return wilson_interval(self.wins, self.episodes, z)
+    interval = WinTally.win_interval  # the arena's name for it
 
     @property
     def verdict(self) -> str:
@@ -41,9 +38,8 @@ def matchup_table(matchups: list[Matchup]) -> str:
         "|---|---|---:|---:|---|---:|---|---:|---:|",
     ]
     for m in matchups:
-        low, high = m.interval()
         lines.append(
-            f"| {m.policy} | {m.opponent} | {m.episodes} | {m.win_rate:.3f} | [{low:.3f}, {high:.3f}] | "
-            f"{m.fair_share:.3f} | {m.verdict} | {m.points / max(m.hands, 1):.2f} | {m.ms_per_move:.2f} |"
+            f"| {m.policy} | {m.opponent} | {m.episodes} | {m.win_cells()} | {m.fair_share:.3f} | {m.verdict} "
+            f"| {m.points_per_hand:.2f} | {m.ms_per_move:.2f} |"
         )
     return "\n".join(lines)

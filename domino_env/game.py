@@ -11,9 +11,9 @@ there is exactly one implementation of each rule. What a rules module provides i
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from types import ModuleType
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numba
 import numpy as np
@@ -23,6 +23,9 @@ from domino_env import options as opt
 from domino_env.games import core
 from domino_env.rng import game_seed
 from domino_env.tiles import parse_tile, tile_faces, tile_name
+
+if TYPE_CHECKING:
+    from domino_env.picture.table import Table
 
 
 class Game:
@@ -42,6 +45,7 @@ class Game:
     observation_doc: dict[str, str]
 
     defaults: dict[str, Any]  # every option of the variant with its default
+    allow_draw: bool = False  # seats draw from a boneyard; without one the undealt tiles are set aside
 
     def __init__(self, **options: Any) -> None:
         """Check ``options`` against ``defaults``, build the config, and size the spaces from the
@@ -239,6 +243,28 @@ class Game:
         """Rows of tile faces to draw as an image: the table first, then each seat's hand."""
         raise NotImplementedError
 
+    # ------------------------------------------------------------------ the table picture
+    # What :func:`domino_env.picture.read_table` asks each variant, so that the picture needs
+    # to know no variant by its class.
+    def put_on_table(self, table: Table, state: np.ndarray, game: int, names: Sequence[str]) -> None:
+        """Lay the tiles in play on the picture's ``table``: a line and its open ends, or an
+        engine and its trains (``names``: the seats' labels)."""
+        raise NotImplementedError
+
+    def progress(self, state: np.ndarray, game: int) -> str:
+        """How far the episode has come, for the picture's header (``"hand 2"``, ``"one hand"``)."""
+        raise NotImplementedError
+
+    def turn_note(self, state: np.ndarray, game: int) -> str:
+        """What to add to ``"<seat> to act"`` in the picture's header; variants whose turns are
+        more than one move say so."""
+        return ""
+
+    def say_place(self, action: int, seat: int, names: Sequence[str]) -> str:
+        """Where the play ``action`` by ``seat`` goes, in words for someone looking at the table:
+        the end its action name gives, unless a variant can say it better."""
+        return self.action_name(action).partition(" on ")[2]
+
 
 class LineGame(Game):
     """A variant played on one line with two ends (Draw, Block, Hungarian): its state has the
@@ -253,6 +279,14 @@ class LineGame(Game):
     def scene(self, state: np.ndarray, game: int) -> list[list[tuple[int, int]]]:
         hands = [[tile_faces(t) for t in self._hand(state, game, seat)] for seat in range(self.num_players)]
         return [self._line(state, game), *hands]
+
+    def put_on_table(self, table: Table, state: np.ndarray, game: int, names: Sequence[str]) -> None:
+        table.line = self._line(state, game)
+        if table.line:
+            table.open_ends = (int(state[game]["ends"][0]), int(state[game]["ends"][1]))
+
+    def progress(self, state: np.ndarray, game: int) -> str:
+        return f"hand {int(state[game]['hand_number']) + 1}" if self.config.match else "one hand"
 
 
 class CompiledRules(NamedTuple):

@@ -74,6 +74,10 @@ class HungarianGame(LineGame):
         is over). An environment removes the agents of the other seats."""
         return [seat for seat in range(self.num_players) if not state[game]["lost"][seat]]
 
+    def turn_note(self, state: np.ndarray, game: int) -> str:
+        """A turn is a run of tiles while one fits: the seat to act may be the one that just played."""
+        return "again: the run goes on" if state[game]["run_active"] else ""
+
     # ------------------------------------------------------------------ deals
     def prepare_deal(self, deal: dict[str, Any]) -> tuple[np.ndarray, int]:
         """Check ``deal`` and return (tile order: hands in seat order then the tiles set aside,

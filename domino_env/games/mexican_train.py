@@ -6,6 +6,7 @@ translates between users and that engine.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -14,6 +15,7 @@ from domino_env import options as opt
 from domino_env.game import DealTiles, Game
 from domino_env.games import core
 from domino_env.games import mexican_train_rules as rules
+from domino_env.picture.table import Table, Train
 from domino_env.tiles import num_tiles, tile_faces, tile_index, tile_name, total_pips
 
 # Hand sizes by set and player count (RULES.md section 4).
@@ -58,6 +60,7 @@ class MexicanTrainGame(Game):
     name = "mexican_train"
     title = "Mexican Train"
     rules = rules
+    allow_draw = True
     defaults: dict[str, Any] = {
         "num_players": 4,
         "set_size": 12,
@@ -235,6 +238,40 @@ class MexicanTrainGame(Game):
         trains = [self.train(state, game, train) for train in range(self.num_players + 1)]
         hands = [[tile_faces(t) for t in self._hand(state, game, seat)] for seat in range(self.num_players)]
         return [[(engine, engine)], *trains, *hands]
+
+    # ------------------------------------------------------------------ the table picture
+    def put_on_table(self, table: Table, state: np.ndarray, game: int, names: Sequence[str]) -> None:
+        s = state[game]
+        players = self.num_players
+        pending = int(s["pending_train"])
+        over = self.is_over(state, game)
+        table.engine = int(s["engine"])
+        table.trains = [
+            Train(
+                owner=train if train < players else None,
+                label=names[train] if train < players else "Mexican Train",
+                tiles=self.train(state, game, train),
+                open_number=int(s["train_end"][train]),
+                marker=bool(train < players and s["marker"][train]),
+                pending=pending == train and not over,
+            )
+            for train in range(players + 1)
+        ]
+
+    def progress(self, state: np.ndarray, game: int) -> str:
+        if not self.config.match:
+            return "one round"
+        return f"round {int(state[game]['round_number']) + 1} of {self.config.set_size + 1}"
+
+    def say_place(self, action: int, seat: int, names: Sequence[str]) -> str:
+        """The trains, which action names count from the actor's seat (``train+k``), named by
+        their owners."""
+        target = action % (self.num_players + 1)
+        if target == rules.OWN:
+            return "their own train"
+        if target == rules.MEXICAN:
+            return "the Mexican Train"
+        return f"{names[(seat + target - 1) % self.num_players]}'s train"
 
     def render(self, state: np.ndarray, game: int, agent_names: list[str]) -> str:
         cfg = self.config

@@ -20,7 +20,8 @@ import numpy as np
 
 from domino_env.game import Game
 from domino_env.picture.layout import draw
-from domino_env.picture.table import Table, read_table, say_move
+from domino_env.picture.read import read_table, say_move
+from domino_env.picture.table import Table
 
 __all__ = ["Table", "rasterize", "read_table", "say_move", "table_image", "table_svg"]
 
