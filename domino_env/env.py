@@ -7,6 +7,7 @@ observations and masks it hands out are exactly those of the batched engine.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Collection
 from typing import Any
 
@@ -19,13 +20,21 @@ from pettingzoo.utils import wrappers
 from domino_env.game import Game
 from domino_env.games.core import GAME_OVER, ILLEGAL, PLAYING
 from domino_env.picture import table_image
+from domino_env.rng import check_seed
 
 ILLEGAL_ACTION_MODES = ("raise", "penalty")
 ILLEGAL_PENALTY = -1.0
 
 
+RESET_OPTIONS = ("deal",)
+
+
 class IllegalActionError(ValueError):
     """An agent chose an action its mask does not allow; the game is left untouched."""
+
+
+class GameOverError(RuntimeError):
+    """``step`` with no game to move: before the first ``reset``, or after every agent has left."""
 
 
 class DominoEnv(AECEnv):
@@ -75,6 +84,7 @@ class DominoEnv(AECEnv):
         self._current = self._state["current"]  # a view: reading it costs no record copy
         self._hand_reported = False
         self._seeded = False
+        self._started = False  # reset() has been called: step()'s error says which mistake it is
         self.last_move: tuple[int, int] | None = None  # (seat, action), ringed on the rgb_array picture
         self.render_face_up: Collection[int] | str = ()  # seats (or "all") whose hands rgb_array shows
         self.agents: list[str] = []
@@ -88,10 +98,13 @@ class DominoEnv(AECEnv):
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start an episode. ``options={"deal": {...}}`` plays a given first deal; other keys are
-        ignored, as Gymnasium and PettingZoo expect of reset options."""
-        deal = (options or {}).get("deal")
+        ignored, as PettingZoo expects of reset options, but options that are not a dict, or a
+        misspelt ``"deal"``, are refused (see :func:`reset_options`). Everything is checked (the
+        options, the deal, the seed: an integer in 0..2**64-1) before the game changes."""
+        deal = reset_options(options).get("deal")
         prepared = self.game.prepare_deal(deal) if deal is not None else None
         if seed is not None:
+            check_seed(seed)
             self.game.seed(self._state, 0, seed)
             self._seeded = True
         elif not self._seeded:
@@ -102,6 +115,7 @@ class DominoEnv(AECEnv):
         else:
             self.game.start_from_deal(self._state, 0, prepared)
         self.agents = self.possible_agents[:]
+        self._started = True
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
@@ -120,8 +134,15 @@ class DominoEnv(AECEnv):
         return {"observation": observation, "action_mask": mask}
 
     def step(self, action: int) -> None:
+        if not self.agents:
+            raise GameOverError(self._no_game_message(action))
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:  # PettingZoo's own refusal names neither the agent nor the action
+                raise ValueError(
+                    f"{agent} is done (its game is over or it is out of the match): step it with None, "
+                    f"which removes it from agents, got action {action!r}"
+                )
             self._was_dead_step(action)
             return
         if type(action) is not int:
@@ -191,6 +212,15 @@ class DominoEnv(AECEnv):
         return self._state
 
     # ------------------------------------------------------------------ internals
+    def _no_game_message(self, action: Any) -> str:
+        """Why ``step`` has no agent to move: never reset, or every agent already stepped out."""
+        if not self._started:
+            return f"step({action!r}) before reset(): call reset() to start a game"
+        return (
+            f"step({action!r}) after the game is over: every agent is done and has left agents; "
+            "call reset() to start a new game"
+        )
+
     def _after_move(self) -> None:
         """Select the seat to act (after a reset, or a move that ended a hand); agents that just
         finished (eliminated) step out first, as PettingZoo expects, before play resumes with
@@ -252,7 +282,43 @@ def action_index(action: Any) -> int:
     return int(action)
 
 
+def reset_options(options: Any) -> dict[str, Any]:
+    """``reset``'s ``options`` (None: none), refused unless a dict.
+
+    Keys other than those of :data:`RESET_OPTIONS` are ignored, as PettingZoo's protocol wants
+    (its ``api_test`` resets with ``options={"options": 1}``, and wrappers may add their own), except
+    a key that reads as a misspelt one (``"Deal"``, ``"deals"``): that is surely a deal the user
+    meant to play, and ignoring it would play a random deal in silence.
+    """
+    if options is None:
+        return {}
+    if not isinstance(options, dict):
+        what = type(options).__name__
+        raise TypeError(f"reset options must be None or a dict such as {{'deal': {{...}}}}, got {what} {options!r:.60}")
+    for key in options:
+        if key in RESET_OPTIONS or not isinstance(key, str):
+            continue
+        meant = difflib.get_close_matches(key.strip().lower(), RESET_OPTIONS, n=1, cutoff=0.8)
+        if meant:
+            raise ValueError(
+                f"reset has no option {key!r}: did you mean {meant[0]!r}? Its options are {list(RESET_OPTIONS)}"
+            )
+    return options
+
+
+class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's order-enforcing wrapper, except that a ``step`` after every agent has left
+    raises :class:`GameOverError` (PettingZoo's only logs a warning and does nothing, so a loop
+    that forgot to reset would run on without playing)."""
+
+    def step(self, action: Any) -> None:
+        if self._has_reset and not self.agents:
+            raise GameOverError(self.unwrapped._no_game_message(action))
+        super().step(action)
+
+
 def wrap(raw: DominoEnv) -> AECEnv:
-    """PettingZoo's order-enforcing wrapper, as the classic environments use it. (Bounds and
-    legality are checked by the environment itself, with an error that names the legal moves.)"""
-    return wrappers.OrderEnforcingWrapper(raw)
+    """PettingZoo's order-enforcing wrapper, as the classic environments use it (see
+    :class:`OrderEnforcingWrapper`). Bounds and legality are checked by the environment itself,
+    with an error that names the legal moves."""
+    return OrderEnforcingWrapper(raw)

@@ -313,7 +313,8 @@ def as_list(value: Any) -> Any:
 
 class DealTiles:
     """The tiles of a user's deal, read place by place (hands, boneyard, ...), each tile given as
-    ``[a, b]``, ``(a, b)`` or ``"a-b"``; a tile dealt twice is refused, naming both places."""
+    ``[a, b]``, ``(a, b)`` or ``"a-b"`` with integer faces; a bad tile is refused naming its place,
+    and a tile dealt twice naming both places."""
 
     def __init__(self, set_size: int) -> None:
         self.set_size = set_size
@@ -328,7 +329,10 @@ class DealTiles:
             raise ValueError(f"{where} must hold {size} tiles, got {len(tiles)}")
         indices = []
         for tile in tiles:
-            index = parse_tile(tile, self.set_size)
+            try:
+                index = parse_tile(tile, self.set_size)
+            except ValueError as error:  # say where the bad tile is: a deal lists dozens
+                raise ValueError(f"{where}: {error}") from None
             if index in self.seen:
                 raise ValueError(f"tile {tile_name(index)} is dealt twice ({self.seen[index]} and {where})")
             self.seen[index] = where

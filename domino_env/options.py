@@ -30,6 +30,30 @@ def integer(name: str, value: Any, low: int, high: int | None = None) -> int:
     return int(value)
 
 
+# The largest match target, limit or tile value an option may name. Totals are int32 in the
+# engine's record, and a match to a million points already lasts thousands of hands: a larger
+# number is a typo, and one past 2**31 would make the total wrap round instead of ending the match.
+MAX_POINTS = 1_000_000
+
+
+def points(name: str, value: Any, low: int) -> int:
+    """An int from ``low`` to :data:`MAX_POINTS`: a match target or limit, or a tile's value."""
+    value = integer(name, value, low)
+    if value > MAX_POINTS:
+        raise ValueError(f"option {name} must be at most {MAX_POINTS:,}, got {value:,}")
+    return value
+
+
+def one_of(name: str, value: Any, allowed: tuple[int, ...], described: str | None = None) -> int:
+    """An int among ``allowed`` (``described``: how the message names them). The type is checked
+    first, since ``6.0 in (6, 9, 12)`` is true in Python while a float set size breaks the tables."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"option {name} must be an integer, got {value!r} ({type(value).__name__})")
+    if value not in allowed:
+        raise ValueError(f"option {name} must be {described or f'one of {allowed}'}, got {value!r}")
+    return int(value)
+
+
 def boolean(name: str, value: Any) -> bool:
     """A real bool: ``"yes"``, ``1`` and the like are refused rather than guessed at."""
     if not isinstance(value, bool):

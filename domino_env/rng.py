@@ -23,18 +23,34 @@ def mix64(x: np.uint64) -> np.uint64:
     return x ^ (x >> np.uint64(31))
 
 
-def stream_base(seed: int) -> np.uint64:
-    """Where the streams of ``seed`` start (an integer; anything else is refused here, before the
-    caller changes any state)."""
+SEED_LIMIT = 1 << 64  # seeds are 0 .. SEED_LIMIT - 1: one generator state per seed
+
+
+def check_seed(seed: object) -> int:
+    """``seed`` as a Python int, refused unless it is an integer in ``0..2**64-1``.
+
+    The generator's state is one 64-bit word, so a seed outside that range could only be
+    folded onto one inside it: -1 and 2**64 - 1 would silently play the same deals. Every place
+    a user's seed enters (the AEC environment, the batched engine, the single-agent view) calls
+    this before it changes any state, so a bad seed is refused with one message everywhere.
+    """
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"a seed must be an integer, got {seed!r} ({type(seed).__name__})")
-    return mix64(np.uint64(int(seed) % (1 << 64)))
+        raise TypeError(f"a seed must be an integer, got {seed!r} ({type(seed).__name__}); seeds are 0..2**64-1")
+    if not 0 <= int(seed) < SEED_LIMIT:
+        raise ValueError(f"seed {int(seed)} is outside 0..2**64-1 (0..{SEED_LIMIT - 1})")
+    return int(seed)
+
+
+def stream_base(seed: int) -> np.uint64:
+    """Where the streams of ``seed`` start (anything but an integer in ``0..2**64-1`` is refused
+    here, by :func:`check_seed`, before the caller changes any state)."""
+    return mix64(np.uint64(check_seed(seed)))
 
 
 def game_seed(seed: int, game: int) -> np.uint64:
     """Generator state for game ``game`` of a batch reset with ``seed``."""
     base = stream_base(seed)
-    return mix64(np.uint64((int(base) + game * int(_GOLDEN)) % (1 << 64)))
+    return mix64(np.uint64((int(base) + game * int(_GOLDEN)) % SEED_LIMIT))
 
 
 def seed_batch(state: np.ndarray, seed: int) -> None:

@@ -20,8 +20,9 @@ from typing import Any, Protocol, runtime_checkable
 import gymnasium
 import numpy as np
 
-from domino_env.env import DominoEnv
+from domino_env.env import DominoEnv, reset_options
 from domino_env.game import Game
+from domino_env.rng import check_seed
 from domino_env.variants import make_game
 
 
@@ -120,6 +121,9 @@ class DominoSingleAgentEnv(gymnasium.Env):
     # ------------------------------------------------------------------ Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
         """Start an episode; ``options={"deal": {...}}`` plays a given deal (see ``domino_env.make``)."""
+        reset_options(options)  # bad options and seeds are refused before the generator, the
+        if seed is not None:  # opponents or the rotation change
+            seed = check_seed(seed)  # (a numpy integer becomes an int, which Gymnasium's seeding requires)
         super().reset(seed=seed)
         if seed is not None or self._opponents is None:
             self._opponents = self._build_opponents()

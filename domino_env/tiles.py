@@ -7,6 +7,8 @@ so one table serves every set size and every engine can use the same arrays.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 SET_SIZES = (6, 9, 12)
@@ -60,21 +62,37 @@ def total_pips(set_size: int) -> int:
     return int(TILE_VALUE[: num_tiles(set_size)].sum())
 
 
+_TILE_TEXT = re.compile(r"\s*([0-9]+)\s*-\s*([0-9]+)\s*")
+
+
 def parse_tile(tile: object, set_size: int) -> int:
-    """Index of a tile given as ``[a, b]``, ``(a, b)`` or ``"a-b"``; refuses anything else.
+    """Index of a tile given as ``[a, b]``, ``(a, b)``, a numpy array of two, or ``"a-b"``;
+    refuses anything else.
 
     Deals come from users, so the message names the offending value and the set it must fit.
+    Each face must be an integer (Python's or numpy's): ``int()`` would turn ``2.5``, ``True`` or
+    ``"3"`` into a face the user never wrote, and ``3.0`` most likely comes from arithmetic that
+    went wrong, so none of them is read as a pip count.
     """
     if isinstance(tile, str):
-        parts = tile.split("-")
-        if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        match = _TILE_TEXT.fullmatch(tile)  # ASCII digits only: int() also reads "٣" and "３"
+        if match is None:
             raise ValueError(f"tile {tile!r} is not of the form 'a-b'")
-        a, b = int(parts[0]), int(parts[1])
+        a, b = int(match[1]), int(match[2])
     else:
-        try:
-            a, b = (int(x) for x in tile)  # type: ignore[union-attr]
-        except (TypeError, ValueError):
-            raise ValueError(f"tile {tile!r} is not a pair of numbers [a, b]") from None
+        faces = tile.tolist() if isinstance(tile, np.ndarray) and tile.ndim == 1 else tile
+        if not isinstance(faces, (list, tuple)) or len(faces) != 2:
+            raise ValueError(f"tile {tile!r} is not a pair of numbers [a, b]")
+        a, b = (_pips(face, tile) for face in faces)
     if not (0 <= a <= set_size and 0 <= b <= set_size):
         raise ValueError(f"tile {tile!r} is not in the double-{set_size} set")
     return tile_index(a, b)
+
+
+def _pips(face: object, tile: object) -> int:
+    """One face of ``tile`` as an int; refuses what is not an integer (see :func:`parse_tile`)."""
+    if isinstance(face, (bool, np.bool_)) or not isinstance(face, (int, np.integer)):
+        raise ValueError(
+            f"tile {tile!r} is not a pair of integers [a, b]: {face!r} is a {type(face).__name__}, not a number of pips"
+        )
+    return int(face)

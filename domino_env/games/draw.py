@@ -66,8 +66,7 @@ class DrawGame(LineGame):
     def _make_config(self, v: dict[str, Any]) -> rules.DrawConfig:
         players = opt.integer("num_players", v["num_players"], 2, rules.MAX_PLAYERS)
         set_size = v["set_size"] if v["set_size"] is not None else default_set_size(players)
-        if set_size not in SET_SIZES:
-            raise ValueError(f"option set_size must be one of {SET_SIZES}, got {set_size!r}")
+        set_size = opt.one_of("set_size", set_size, SET_SIZES)
         if players > MAX_PLAYERS_FOR_SET[set_size]:
             raise ValueError(
                 f"a double-{set_size} set seats at most {MAX_PLAYERS_FOR_SET[set_size]} players, "
@@ -104,7 +103,7 @@ class DrawGame(LineGame):
             first_leader=leader,
             block_scoring=opt.choice("block_scoring", v["block_scoring"], rules.BLOCK_SCORING_NAMES),
             match=int(opt.boolean("match", v["match"])),
-            target=opt.integer("target", v["target"], 1),
+            target=opt.points("target", v["target"], 1),
             reward=opt.choice("reward", v["reward"], core.REWARD_NAMES),
             points_scale=total_pips(set_size),
         )

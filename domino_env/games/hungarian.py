@@ -63,7 +63,7 @@ class HungarianGame(LineGame):
             open_ends=opt.integer("open_ends", v["open_ends"], 1, 2),
             end_on_domino=int(opt.boolean("end_on_domino", v["end_on_domino"])),
             match=int(match),
-            limit=opt.integer("limit", v["limit"], 1),
+            limit=opt.points("limit", v["limit"], 1),
             elimination=int(elimination),
             reward=opt.choice("reward", v["reward"], core.REWARD_NAMES),
         )

@@ -80,9 +80,7 @@ class MexicanTrainGame(Game):
 
     def _make_config(self, v: dict[str, Any]) -> rules.MexicanTrainConfig:
         players = opt.integer("num_players", v["num_players"], 2, rules.MAX_PLAYERS)
-        set_size = v["set_size"]
-        if set_size not in HAND_SIZES:
-            raise ValueError(f"option set_size must be 12 (double-twelve) or 9 (double-nine), got {set_size!r}")
+        set_size = opt.one_of("set_size", v["set_size"], tuple(HAND_SIZES), "12 (double-twelve) or 9 (double-nine)")
         engine = opt.choice("engine", v["engine"], rules.ENGINE_NAMES)
         tiles = num_tiles(set_size)
         hand_size = v["hand_size"] if v["hand_size"] is not None else HAND_SIZES[set_size][players]
@@ -94,7 +92,7 @@ class MexicanTrainGame(Game):
                 f"{players} hands of {hand_size} tiles need {players * hand_size} tiles; "
                 f"the double-{set_size} set has {dealable} to deal"
             )
-        blank = opt.integer("double_blank_value", v["double_blank_value"], 0)
+        blank = opt.points("double_blank_value", v["double_blank_value"], 0)
         return rules.MexicanTrainConfig(
             num_players=players,
             set_size=set_size,
