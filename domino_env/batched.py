@@ -40,6 +40,18 @@ def first_illegal(mask: np.ndarray, actions: np.ndarray) -> int:
     return -1
 
 
+def thread_count(num_threads: int | None = None) -> int:
+    """The threads a batched engine asked for ``num_threads`` uses: None means every core numba
+    may use (``NUMBA_NUM_THREADS``), and a count numba cannot run is refused. The one place that
+    knows the range, so that the engine and the trainer's ``run.engine_threads`` agree."""
+    cores = numba.config.NUMBA_NUM_THREADS
+    if num_threads is None:
+        return cores
+    if isinstance(num_threads, bool) or not isinstance(num_threads, int) or not 1 <= num_threads <= cores:
+        raise ValueError(f"num_threads must be an integer from 1 to {cores} (NUMBA_NUM_THREADS), got {num_threads!r}")
+    return num_threads
+
+
 class BatchedEnv:
     """``batch_size`` games of ``game``.
 
@@ -62,13 +74,6 @@ class BatchedEnv:
     def __init__(self, game: Game, batch_size: int, num_threads: int | None = None) -> None:
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
-        cores = numba.config.NUMBA_NUM_THREADS
-        if num_threads is None:
-            num_threads = cores
-        if isinstance(num_threads, bool) or not isinstance(num_threads, int) or not 1 <= num_threads <= cores:
-            raise ValueError(
-                f"num_threads must be an integer from 1 to {cores} (NUMBA_NUM_THREADS), got {num_threads!r}"
-            )
         if batch_size > MAX_BATCH_SIZE:
             per_game = game.new_state(1).nbytes + 8 * game.observation_size + 2 * game.num_actions
             raise ValueError(
@@ -77,7 +82,7 @@ class BatchedEnv:
             )
         self.game = game
         self.batch_size = batch_size
-        self.num_threads = num_threads
+        self.num_threads = thread_count(num_threads)
         self.num_players = game.num_players
         self.num_actions = game.num_actions
         self.observation_size = game.observation_size
@@ -93,6 +98,19 @@ class BatchedEnv:
         self.game.batch_reset(self.state, obs, mask, seat)
         self._mask = mask.copy()
         return obs, mask, seat
+
+    def restore(self, state: np.ndarray, mask: np.ndarray) -> None:
+        """Continue games saved earlier: ``state`` as :attr:`state` held it, ``mask`` as the reset
+        or step that led there returned it. The two go together because :meth:`step` checks the
+        next actions against that mask: a state restored alone would be checked against the masks
+        of the games it replaced."""
+        if state.shape != self.state.shape or mask.shape != (self.batch_size, self.num_actions):
+            raise ValueError(
+                f"restore needs a state of shape {self.state.shape} and a mask of shape "
+                f"{(self.batch_size, self.num_actions)}, got {state.shape} and {mask.shape}"
+            )
+        self.state[:] = state
+        self._mask = mask.astype(np.int8)  # a copy: the caller's array stays the caller's
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         if self._mask is None:

@@ -9,6 +9,8 @@ import pytest
 import domino_env
 from agents import sample_legal
 
+pytestmark = pytest.mark.core
+
 THREADS = numba.config.NUMBA_NUM_THREADS
 
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import csv
+import time
 from pathlib import Path
 
+import numba
 import numpy as np
 import pytest
 import torch
@@ -17,7 +20,7 @@ from arena.cli import main as cli_main
 from arena.evaluation import bradley_terry, run_arena
 from domino_env import make_game
 from training import checkpoint as ckpt
-from training.config import ConfigError, build_config, load_config
+from training.config import ConfigError, build_config, load_config, parse_override
 from training.logger import MetricsLogger
 from training.ppo import train
 
@@ -102,6 +105,32 @@ def test_overrides_reach_nested_fields() -> None:
     assert config.env.options == {"num_players": 4}
 
 
+def test_an_empty_value_on_the_command_line_switches_imitation_off(tmp_path: Path) -> None:
+    """A shell turns ``imitation.teacher=""`` into ``imitation.teacher=``: that must mean "no
+    teacher", not YAML's null."""
+    assert parse_override("imitation.teacher=") == (["imitation", "teacher"], "")
+    assert load_config("configs/draw_2p.yaml", ["imitation.teacher="]).imitation.teacher == ""
+    with pytest.raises(ConfigError, match=r"unknown agent 'none'.*empty \(imitation\.teacher=\) trains without"):
+        load_config("configs/draw_2p.yaml", ["imitation.teacher=none"])
+    flags = ["train", "--config", "configs/draw_2p.yaml", "--runs-dir", str(tmp_path), "--name", "plain"]
+    cli_main([*flags, *TINY, "imitation.teacher="])
+    with (tmp_path / "plain" / "metrics.csv").open() as handle:
+        steps = [int(row["env_steps"]) for row in csv.DictReader(handle)]
+    assert steps == [128, 256, 384]  # no head start's row at step 0
+
+
+def test_engine_threads_numba_cannot_use_are_refused_when_the_run_starts(tmp_path: Path) -> None:
+    """A config names a thread count for any machine; the engine, the one place that knows this
+    machine's range, refuses it when the run starts, before anything is written."""
+    with pytest.raises(ConfigError, match=r"run\.engine_threads must be 0"):
+        build_config({}, ["run.engine_threads=-1"])
+    cores = numba.config.NUMBA_NUM_THREADS
+    config = build_config({}, [*TINY, f"run.engine_threads={cores + 1}"])
+    with pytest.raises(ConfigError, match=rf"^run\.engine_threads: num_threads must be an integer from 1 to {cores} "):
+        train(config, tmp_path / "run")
+    assert not (tmp_path / "run").exists()
+
+
 # ------------------------------------------------------------------------------------- training runs
 
 
@@ -116,6 +145,31 @@ def test_every_config_trains_a_few_updates(path: Path, tmp_path: Path) -> None:
     header = (tmp_path / "run" / "metrics.csv").read_text().splitlines()[0]
     assert "eval/vs_greedy" in header and "speed/env_steps_per_second" in header
     assert list((tmp_path / "run" / "tensorboard").iterdir())
+
+
+def test_the_time_limit_bounds_the_imitation_head_start(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """A run's time budget counts its head start: a teacher that would take minutes stops at the
+    deadline, and the run ends with its one update soon after."""
+    limit = 3.0
+    overrides = [
+        *TINY,
+        "imitation.teacher=heuristic",
+        "imitation.rounds=3",
+        "imitation.decisions_per_round=1000000",  # minutes of recording on 16 games
+        "ppo.total_env_steps=128000",
+        "eval.every=1000",
+        f"run.time_limit_minutes={limit / 60}",
+    ]
+    config = load_config("configs/draw_2p.yaml", overrides)
+    started = time.perf_counter()
+    folder = train(config, tmp_path / "run")
+    elapsed = time.perf_counter() - started
+    assert elapsed < limit + 20, f"the run took {elapsed:.0f} s on a {limit:.0f} s budget"
+    with (tmp_path / "run" / "metrics.csv").open() as handle:
+        head_start = next(csv.DictReader(handle))
+    assert head_start["env_steps"] == "0" and float(head_start["imitation/seconds"]) < limit + 2
+    assert ckpt.load_training_state(folder)["progress"]["update"] == 1
+    assert "imitation stopped by the run's time limit in round 1/3" in capsys.readouterr().out
 
 
 def test_a_killed_run_resumes_from_its_checkpoint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -125,7 +125,7 @@ class RunConfig:
     checkpoint_every: int = 50  # updates
     time_limit_minutes: float = 0.0  # stop early when reached; 0 means no limit
     torch_threads: int = 0  # 0: torch's default
-    engine_threads: int = 0  # threads of the batched engine (0: every core numba may use)
+    engine_threads: int = 0  # threads of the batched engine (0: every core numba may use; more: refused at start)
     init_from: str = ""  # a checkpoint (or shipped agent) whose weights a new run starts from
 
 
@@ -297,14 +297,20 @@ def _validate(config: TrainConfig) -> None:
         try:
             make_agent(spec, game)
         except ValueError as error:
-            raise ConfigError(f"{key}: {error}") from None
+            off = "; empty (imitation.teacher=) trains without a head start" if key == "imitation.teacher" else ""
+            raise ConfigError(f"{key}: {error}{off}") from None
 
 
 def parse_override(text: str) -> tuple[list[str], Any]:
-    """``"ppo.learning_rate=1e-3"`` -> (["ppo", "learning_rate"], 0.001); values read as YAML."""
+    """``"ppo.learning_rate=1e-3"`` -> (["ppo", "learning_rate"], 0.001); values read as YAML.
+
+    An empty value is the empty string, not YAML's null: ``imitation.teacher=`` is how a command
+    line says "no teacher" (a shell drops the quotes of ``imitation.teacher=""``)."""
     if "=" not in text:
         raise ConfigError(f"override {text!r} is not of the form section.key=value")
     key, raw = text.split("=", 1)
+    if not raw.strip():
+        return key.strip().split("."), ""
     try:
         value = load_yaml(raw)
     except yaml.YAMLError as error:

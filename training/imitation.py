@@ -20,6 +20,7 @@ records, so stateful agents (the heuristic, the search agents) teach as easily a
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -64,11 +65,15 @@ def record_decisions(
     num_envs: int,
     seed: int,
     critic_inputs: int = 0,
-) -> tuple[Demonstrations, int]:
+    deadline: float = math.inf,
+) -> tuple[Demonstrations | None, int]:
     """Play games on the batched engine, ``driver`` choosing the moves, until ``num_decisions``
     unforced decisions ended with their episode; each is labelled with ``teacher``'s action.
     ``driver`` is None when the teacher drives; ``critic_inputs`` is the size of the hidden
-    tiles a privileged critic reads (0: none recorded). Returns the decisions and the engine steps."""
+    tiles a privileged critic reads (0: none recorded). Returns the decisions and the engine
+    steps; the decisions are None when ``time.perf_counter()`` passed ``deadline`` first (a run's
+    time limit: a round cut short is not the round the config asked for, and no time is left
+    to learn from it)."""
     envs = BatchedEnv(game, num_envs)
     obs, mask, seat = envs.reset(seed=seed)
     chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
@@ -77,6 +82,8 @@ def record_decisions(
     episode_reward = np.zeros((num_envs, game.num_players), np.float32)
     finished = steps = 0
     while finished < num_decisions:
+        if time.perf_counter() >= deadline:
+            return None, steps
         actions = np.argmax(mask, axis=1)  # the only legal action, where there is no choice
         choice = np.flatnonzero(mask.sum(1) > 1)
         if choice.size:
@@ -117,10 +124,13 @@ def fit(
     value_coef: float,
     device: torch.device,
     generator: torch.Generator,
+    deadline: float = math.inf,
 ) -> dict[str, float]:
     """Cross-entropy on the teacher's actions (legal actions only) plus the value head's squared
-    error on the outcomes, by Adam over shuffled minibatches. Returns the last epoch's losses
-    and the share of decisions where the student's most likely action is the teacher's."""
+    error on the outcomes, by Adam over shuffled minibatches, stopping after the minibatch in
+    which ``time.perf_counter()`` passes ``deadline``. Returns the last epoch's losses and the share of
+    decisions where the student's most likely action is the teacher's (over the minibatches it
+    fitted, when the deadline cut the epoch short)."""
     optimizer = torch.optim.Adam(network.parameters(), lr=config.learning_rate)
     obs = torch.as_tensor(data.obs, device=device)
     hidden = torch.as_tensor(data.hidden, device=device)
@@ -131,6 +141,7 @@ def fit(
     stats: dict[str, float] = {}
     for _ in range(config.epochs):
         totals = {"policy": 0.0, "value": 0.0, "agreement": 0.0}
+        fitted = 0
         for batch in torch.randperm(len(data), generator=generator).to(device).split(config.minibatch_size):
             logits, value = network(obs[batch], hidden[batch].float())
             logits = masked_logits(logits, mask[batch])
@@ -143,7 +154,12 @@ def fit(
             totals["policy"] += policy_loss.item() * len(batch)
             totals["value"] += value_loss.item() * len(batch)
             totals["agreement"] += (logits.argmax(-1) == action[batch]).float().sum().item()
-        stats = {key: value / len(data) for key, value in totals.items()}
+            fitted += len(batch)
+            if time.perf_counter() >= deadline:
+                break
+        stats = {key: value / fitted for key, value in totals.items()}
+        if time.perf_counter() >= deadline:
+            break
     network.eval()
     return stats
 
@@ -162,12 +178,17 @@ def imitate(
     seed: int,
     device: torch.device,
     log=print,
+    deadline: float = math.inf,
 ) -> dict[str, float]:
     """Fit ``network`` to ``config.teacher`` by DAgger; returns what it cost and how well it fits.
 
     Round 0 is behaviour cloning on the teacher's own games; rounds 1.. add the positions the
     student reaches (playing its sampled policy) with the teacher's labels, and refit on all the
     decisions so far. Seeds are offset from the run's so no deal repeats the evaluation's.
+
+    ``deadline`` (a ``time.perf_counter()`` time) is the run's time limit: the head start is timed
+    with the run's budget, so it stops there, between engine steps or minibatches, and keeps the
+    fit it has reached.
     """
     started = time.perf_counter()
     teacher = make_agent(config.teacher, game, seed=seed)
@@ -187,10 +208,14 @@ def imitate(
             num_envs,
             seed=round_seed(seed, round_),
             critic_inputs=network.critic_inputs,
+            deadline=deadline,
         )
-        parts.append(data)
         steps += used
-        stats = fit(network, Demonstrations.join(parts), config, value_coef, device, generator)
+        if data is None:
+            log(f"imitation stopped by the run's time limit in round {round_ + 1}/{config.rounds}")
+            break
+        parts.append(data)
+        stats = fit(network, Demonstrations.join(parts), config, value_coef, device, generator, deadline)
         log(
             f"imitation round {round_ + 1}/{config.rounds}: {sum(map(len, parts)):,} decisions, "
             f"agreement with {config.teacher} {stats['agreement']:.3f}, value loss {stats['value']:.3f} "

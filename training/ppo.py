@@ -15,6 +15,10 @@ The shape follows CleanRL's ppo.py, with what a multi-seat card game changes:
 * **Nothing lost at rollout boundaries.** A decision whose successor has not happened yet when a
   rollout ends is carried into the next rollout instead of being trained on with a guessed
   target; decisions that precede it are bootstrapped from its value (the usual truncation).
+
+``train``, at the end, is the loop; each of its steps is a function of the :class:`TrainingRun`
+it carries from one update to the next (setup, head start, rollout, advantages, update,
+evaluation, checkpoint), in the order they run.
 """
 
 from __future__ import annotations
@@ -25,7 +29,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import numba
 import numpy as np
 import torch
 from numba import njit
@@ -37,8 +40,10 @@ from agents.network import PolicyNetwork, legal_entropy, masked_distribution, ne
 from agents.policy import PolicyAgent
 from agents.tournament import rotated_match
 from domino_env import BatchedEnv, make_game
+from domino_env.batched import thread_count
+from domino_env.game import Game
 from training import checkpoint as ckpt
-from training.config import TrainConfig, save_config
+from training.config import ConfigError, TrainConfig, save_config
 from training.critic_inputs import critic_input_size, hidden_tiles
 from training.imitation import imitate
 from training.logger import MetricsLogger
@@ -201,257 +206,361 @@ class Progress:
     seconds: float = 0.0  # training time before this process (for resumed runs)
 
 
-def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
-    """Train the configured policy into ``run_dir``; returns the last checkpoint's folder."""
-    # ---------------------------------------------------------------- setup
+@dataclass
+class TrainingRun:
+    """What one update hands to the next: the learner and its optimizer, the opponents, the games
+    in play and the learner's decisions still in the buffer. ``save_checkpoint`` writes every
+    changing part of it, so a resumed run goes on exactly as the uninterrupted one would have."""
+
+    config: TrainConfig
+    run_dir: Path
+    game: Game
+    device: torch.device
+    network: PolicyNetwork
+    optimizer: torch.optim.Optimizer
+    pool: OpponentPool
+    envs: BatchedEnv
+    buffer: Transitions
+    rng: np.random.Generator  # draws the learner's seats
+    progress: Progress
+    obs: np.ndarray  # [num_envs, D] the acting seat's view in each game
+    mask: np.ndarray  # [num_envs, A] its legal actions
+    seat: np.ndarray  # [num_envs] the acting seat
+    owners: np.ndarray  # [num_envs, players] SELF or the pool member playing each seat
+    opponent: np.ndarray  # [num_envs] the pool member each game measures the learner against
+    last: np.ndarray  # [num_envs, players] each learner seat's latest decision row (-1: none)
+    episode_reward: np.ndarray  # [num_envs, players] each seat's reward so far this episode
+    clock: Stopwatch  # where this process's time goes, shared out in each update's metrics
+    started: float = 0.0  # time.perf_counter() when this process began training
+    deadline: float = math.inf  # the run's time limit, a time.perf_counter() time
+
+    @property
+    def batch_size(self) -> int:
+        return self.config.ppo.num_envs * self.config.ppo.rollout_steps
+
+    @property
+    def num_updates(self) -> int:
+        return max(1, self.config.ppo.total_env_steps // self.batch_size)
+
+
+def network_shape(config: TrainConfig, game: Game) -> tuple[Game, list[int], int, str]:
+    """The arguments of ``network_for``: the learner, its pool snapshots and ``run.init_from``'s
+    weights all need the same shape."""
+    critic_inputs = critic_input_size(game) if config.network.critic == "privileged" else 0
+    return game, config.network.hidden_sizes, critic_inputs, config.network.action_head
+
+
+def start_run(config: TrainConfig, run_dir: Path) -> TrainingRun:
+    """A new run seeded from ``run.seed``. The order of the draws below is part of what a seed
+    means; a resumed run then replaces every one of them with its checkpoint's."""
     torch.manual_seed(config.run.seed)
-    cores = numba.config.NUMBA_NUM_THREADS  # the most threads the batched engine may use
     if config.run.torch_threads:
         torch.set_num_threads(config.run.torch_threads)
     device = pick_device(config.run.device)
     rng = np.random.default_rng(config.run.seed)
     game = make_game(config.env.variant, **config.env.options)
-    envs = BatchedEnv(game, config.ppo.num_envs, num_threads=min(config.run.engine_threads, cores) or None)
-    players, num_envs = game.num_players, config.ppo.num_envs
-    critic_inputs = critic_input_size(game) if config.network.critic == "privileged" else 0
-    shape = (game, config.network.hidden_sizes, critic_inputs, config.network.action_head)
+    try:  # the engine knows how many threads this machine allows; the message names the key to change
+        num_threads = thread_count(config.run.engine_threads or None)
+    except ValueError as error:
+        raise ConfigError(f"run.engine_threads: {error}") from None
+    envs = BatchedEnv(game, config.ppo.num_envs, num_threads)
+    shape = network_shape(config, game)
     network = network_for(*shape).to(device)
     optimizer = torch.optim.Adam(network.parameters(), lr=config.ppo.learning_rate, eps=1e-5)
     pool = OpponentPool(config.pool, game, lambda: network_for(*shape), config.run.seed + 1)
-    batch_size = num_envs * config.ppo.rollout_steps
-    num_updates = max(1, config.ppo.total_env_steps // batch_size)
-    buffer = Transitions(batch_size + num_envs * players, game.observation_size, game.num_actions, critic_inputs)
-    progress = Progress()
-
+    num_envs, players = config.ppo.num_envs, game.num_players
+    capacity = num_envs * config.ppo.rollout_steps + num_envs * players  # a rollout and the decisions carried in
+    buffer = Transitions(capacity, game.observation_size, game.num_actions, network.critic_inputs)
     obs, mask, seat = envs.reset(seed=config.run.seed)
-    owners = np.zeros((num_envs, players), np.int64)  # SELF or pool member, per game and seat
+    owners = np.zeros((num_envs, players), np.int64)
     opponent = np.zeros(num_envs, np.int64)
     for g in range(num_envs):
         owners[g], opponent[g] = assign_seats(pool, game, rng)
-    last = np.full((num_envs, players), -1, np.int64)  # each learner seat's latest decision row
-    episode_reward = np.zeros((num_envs, players), np.float32)
+    return TrainingRun(
+        config, run_dir, game, device, network, optimizer, pool, envs, buffer, rng, Progress(),
+        obs=obs, mask=mask, seat=seat, owners=owners, opponent=opponent,
+        last=np.full((num_envs, players), -1, np.int64),
+        episode_reward=np.zeros((num_envs, players), np.float32), clock=Stopwatch(),
+    )  # fmt: skip
 
-    if resume:  # only schedule keys may differ from the checkpoint's config (config.SCHEDULE_KEYS)
-        folder, saved, changes = ckpt.open_resume(run_dir, config, num_updates)
-        network.load_state_dict(ckpt.load_network(folder, game).state_dict())
-        optimizer.load_state_dict(saved["optimizer"])
-        pool.load_state_dict(saved["pool"])
-        rng.bit_generator.state = saved["rng"]
-        torch.set_rng_state(saved["torch_rng"])
-        progress = Progress(**saved["progress"])
-        envs.state[:] = saved["env_state"]
-        obs, mask, seat = saved["obs"], saved["mask"], saved["seat"]
-        envs._mask = mask.copy()
-        owners, opponent, last, episode_reward = (
-            saved["owners"],
-            saved["opponent"],
-            saved["last"],
-            saved["episode_reward"],
-        )
-        buffer.load_state_dict(saved["pending"])
-    elif config.run.init_from:
-        network.load_state_dict(ckpt.initial_weights(config.run.init_from, *shape))
+
+def resume_run(run: TrainingRun) -> str:
+    """Put ``run`` back where its latest checkpoint left it: weights, optimizer, pool, every
+    random generator, the games in play and the decisions waiting for their successor. Only
+    schedule keys may differ from the checkpoint's config (``config.SCHEDULE_KEYS``). Returns the
+    line the run's log records the resume with."""
+    folder, saved, changes = ckpt.open_resume(run.run_dir, run.config, run.num_updates)
+    run.network.load_state_dict(ckpt.load_network(folder, run.game).state_dict())
+    run.optimizer.load_state_dict(saved["optimizer"])
+    run.pool.load_state_dict(saved["pool"])
+    run.rng.bit_generator.state = saved["rng"]
+    torch.set_rng_state(saved["torch_rng"])
+    run.progress = Progress(**saved["progress"])
+    run.envs.restore(saved["env_state"], saved["mask"])
+    run.obs, run.mask, run.seat = saved["obs"], saved["mask"], saved["seat"]
+    run.owners, run.opponent = saved["owners"], saved["opponent"]
+    run.last, run.episode_reward = saved["last"], saved["episode_reward"]
+    run.buffer.load_state_dict(saved["pending"])
+    changed = "".join(f"; {key}: {before} -> {after}" for key, (before, after) in changes.items())
+    return f"resumed at update {run.progress.update} from {folder}{changed}"
+
+
+def setup_run(config: TrainConfig, run_dir: Path, resume: bool) -> tuple[TrainingRun, MetricsLogger]:
+    """The run to train: new, new from ``run.init_from``'s weights, or resumed. Every refusal
+    (a checkpoint that does not fit, a resume with nothing left to do) comes before anything is
+    written to ``run_dir``. The run's clock starts here: a resumed run keeps what is left of its
+    time budget."""
+    run = start_run(config, run_dir)
+    resumed = resume_run(run) if resume else ""
+    if not resume and config.run.init_from:
+        run.network.load_state_dict(ckpt.initial_weights(config.run.init_from, *network_shape(config, run.game)))
     run_dir.mkdir(parents=True, exist_ok=True)
     save_config(config, run_dir / ckpt.CONFIG_FILE)  # a resume records its schedule changes here
-    logger = MetricsLogger(run_dir, keep_until=progress.env_steps if resume else -1)
+    logger = MetricsLogger(run_dir, keep_until=run.progress.env_steps if resume else -1)
     if resume:
-        changed = "".join(f"; {key}: {before} -> {after}" for key, (before, after) in changes.items())
-        logger.note(f"resumed at update {progress.update} from {folder}{changed}")
+        logger.note(resumed)
+    run.started = time.perf_counter()
+    if config.run.time_limit_minutes > 0:
+        run.deadline = run.started + 60 * config.run.time_limit_minutes - run.progress.seconds
+    return run, logger
 
-    def save_checkpoint() -> Path:
-        folder = run_dir / "checkpoints" / f"update_{progress.update:06d}"
-        ckpt.save_model(folder, network, game)
-        save_config(config, folder / ckpt.CONFIG_FILE)
-        ckpt.save_training_state(
-            folder,
-            {
-                "optimizer": optimizer.state_dict(),
-                "pool": pool.state_dict(),
-                "rng": rng.bit_generator.state,
-                "torch_rng": torch.get_rng_state(),
-                "progress": vars(progress) | {"seconds": progress.seconds + time.perf_counter() - started},
-                "env_state": envs.state.copy(),
-                "obs": obs,
-                "mask": mask,
-                "seat": seat,
-                "owners": owners,
-                "opponent": opponent,
-                "last": last,
-                "episode_reward": episode_reward,
-                "pending": buffer.state_dict(),
-            },
-        )
-        return folder
 
-    # ---------------------------------------------------------------- the loop
-    started = time.perf_counter()
-    limit = 60 * config.run.time_limit_minutes - progress.seconds  # a resumed run keeps its budget
-    deadline = started + limit if config.run.time_limit_minutes > 0 else math.inf
-    if config.imitation.teacher and not resume and not config.run.init_from:  # timed with the run's budget
-        network.eval()
-        head_start = imitate(
-            game, network, config.imitation, config.ppo.vf_coef, num_envs, config.run.seed, device, log=tqdm.write
+def head_start(run: TrainingRun, logger: MetricsLogger) -> None:
+    """Imitate ``imitation.teacher`` before PPO (training/imitation.py), on the run's time budget,
+    and log how well the student fits and plays as the run's first row (step 0)."""
+    config = run.config
+    run.network.eval()
+    fitted = imitate(
+        run.game, run.network, config.imitation, config.ppo.vf_coef, config.ppo.num_envs, config.run.seed,
+        run.device, log=tqdm.write, deadline=run.deadline,
+    )  # fmt: skip
+    logger.log(0, fitted | evaluate_strength(run.game, run.network, config, run.device))
+
+
+def anneal_learning_rate(run: TrainingRun, now: float) -> None:
+    """To zero at the end of the steps or of the time budget, whichever comes first."""
+    config = run.config
+    if not config.ppo.anneal_lr:
+        return
+    done_fraction = run.progress.update / run.num_updates
+    if math.isfinite(run.deadline):
+        done_fraction = max(done_fraction, 1.0 - (run.deadline - now) / (60 * config.run.time_limit_minutes))
+    run.optimizer.param_groups[0]["lr"] = config.ppo.learning_rate * max(0.0, 1.0 - done_fraction)
+
+
+def learner_acts(run: TrainingRun, rows: np.ndarray) -> np.ndarray:
+    """The learner's sampled actions in games ``rows``; each decision goes into the buffer,
+    linked as the successor of the same seat's previous one."""
+    seats = run.seat[rows]
+    with run.clock("acting"), torch.no_grad():
+        hidden = hidden_tiles(run.game, run.envs.state, rows, seats, run.network.critic_inputs)
+        logits, values = run.network(
+            torch.as_tensor(run.obs[rows], device=run.device), torch.as_tensor(hidden, device=run.device)
         )
-        logger.log(0, head_start | evaluate_strength(game, network, config, device))
-    bar = tqdm(total=num_updates * batch_size, initial=progress.env_steps, unit="step", unit_scale=True, smoothing=0.1)
+        distribution = masked_distribution(logits, torch.as_tensor(run.mask[rows], device=run.device))
+        chosen = distribution.sample()
+        logprobs = distribution.log_prob(chosen)
+    actions = chosen.cpu().numpy()
+    added = run.buffer.add(run.obs[rows], hidden, run.mask[rows], actions, logprobs.cpu().numpy(), values.cpu().numpy())
+    previous = run.last[rows, seats]
+    run.buffer.next[previous[previous >= 0]] = added[previous >= 0]
+    run.last[rows, seats] = added
+    return actions
+
+
+def settle_rewards(run: TrainingRun, rewards: np.ndarray, done: np.ndarray) -> None:
+    """A hand's reward goes to each learner seat's latest decision in that game. An episode's
+    end closes its seats' chains, scores the learner against the opponent it met, and seats the
+    game's next episode."""
+    buffer, last, owners = run.buffer, run.last, run.owners
+    paid = run.envs.hand_over[:, None] & (owners == SELF) & (last >= 0)
+    np.add.at(buffer.reward, last[paid], rewards[paid])
+    run.episode_reward += rewards
+    for g in np.flatnonzero(done):
+        buffer.done[last[g][last[g] >= 0]] = True
+        last[g] = -1
+        if run.opponent[g] != SELF:
+            learner_seat = int(np.flatnonzero(owners[g] == SELF)[0])
+            run.pool.record(run.opponent[g], 0.5 + 0.5 * float(np.sign(run.episode_reward[g, learner_seat])))
+        run.episode_reward[g] = 0.0
+        owners[g], run.opponent[g] = assign_seats(run.pool, run.game, run.rng)
+
+
+def collect_rollout(run: TrainingRun) -> tuple[int, int]:
+    """``rollout_steps`` batched steps: the learner acts where it owns the acting seat, pool
+    members where they do. Returns the learner's decisions without and with a choice."""
+    num_envs = run.config.ppo.num_envs
+    run.network.eval()
+    forced = decided = 0
+    for _ in range(run.config.ppo.rollout_steps):
+        acting_owner = run.owners[np.arange(num_envs), run.seat]
+        actions = np.argmax(run.mask, axis=1)  # the only legal action, where there is no choice
+        choosing = np.ones(num_envs, np.bool_) if run.config.ppo.learn_forced else run.mask.sum(1) > 1
+        learner_rows = np.flatnonzero((acting_owner == SELF) & choosing)
+        forced += int(((acting_owner == SELF) & ~choosing).sum())
+        if learner_rows.size:
+            actions[learner_rows] = learner_acts(run, learner_rows)
+        for owner in np.unique(acting_owner[(acting_owner != SELF) & choosing]):
+            rows = np.flatnonzero((acting_owner == owner) & choosing)
+            with run.clock("opponents"):
+                actions[rows] = run.pool.act(owner, run.envs.state, rows, run.obs[rows], run.mask[rows])
+
+        with run.clock("engine"):
+            run.obs, run.mask, run.seat, rewards, done = run.envs.step(actions)
+        run.progress.env_steps += num_envs
+        run.progress.learner_steps += len(learner_rows)
+        decided += len(learner_rows)
+        settle_rewards(run, rewards, done)
+    return forced, decided
+
+
+def compute_advantages(run: TrainingRun) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Advantages and returns of the buffer's decisions, and which of them are pending: a seat's
+    latest decision, whose successor has not happened yet (trained on in the next rollout)."""
+    buffer, last, ppo = run.buffer, run.last, run.config.ppo
+    n = buffer.count
+    pending = np.zeros(n, np.bool_)
+    pending[last[last >= 0]] = True
+    advantages = per_seat_gae(
+        buffer.reward[:n], buffer.value[:n], buffer.done[:n], buffer.next[:n], pending, ppo.gamma, ppo.gae_lambda
+    )
+    return advantages, advantages + buffer.value[:n], pending
+
+
+def update_policy(
+    run: TrainingRun, ready: np.ndarray, advantages: np.ndarray, returns: np.ndarray
+) -> dict[str, list[float]]:
+    """PPO's clipped objective on the ``ready`` decisions, legal actions only, over
+    ``update_epochs`` passes of ``num_minibatches`` minibatches. Returns each minibatch's losses."""
+    ppo, network, optimizer, buffer, device = run.config.ppo, run.network, run.optimizer, run.buffer, run.device
+    network.train()
+    b_obs = torch.as_tensor(buffer.obs[ready], device=device)
+    b_hidden = torch.as_tensor(buffer.hidden[ready], device=device)
+    b_mask = torch.as_tensor(buffer.mask[ready], device=device)
+    b_actions = torch.as_tensor(buffer.action[ready], device=device)
+    b_logprobs = torch.as_tensor(buffer.logprob[ready], device=device)
+    b_advantages = torch.as_tensor(advantages[ready], device=device)
+    b_returns = torch.as_tensor(returns[ready], device=device)
+    losses: dict[str, list[float]] = {"policy": [], "value": [], "entropy": [], "approx_kl": [], "clip_fraction": []}
+    for _ in range(ppo.update_epochs):
+        # num_minibatches chunks of (nearly) equal size: the number of ready decisions varies
+        for mb in torch.randperm(len(ready), device=device).tensor_split(ppo.num_minibatches):
+            if len(mb) == 0:  # fewer decisions than minibatches (tiny smoke runs)
+                continue
+            logits, new_values = network(b_obs[mb], b_hidden[mb])
+            distribution = masked_distribution(logits, b_mask[mb])
+            new_logprobs = distribution.log_prob(b_actions[mb])
+            entropy = legal_entropy(distribution, b_mask[mb]).mean()
+            log_ratio = new_logprobs - b_logprobs[mb]
+            ratio = log_ratio.exp()
+            with torch.no_grad():
+                losses["approx_kl"].append(((ratio - 1) - log_ratio).mean().item())
+                losses["clip_fraction"].append(((ratio - 1.0).abs() > ppo.clip_coef).float().mean().item())
+            mb_advantages = b_advantages[mb]
+            if ppo.norm_adv and len(mb) > 1:
+                mb_advantages = (mb_advantages - mb_advantages.mean()) / (mb_advantages.std() + 1e-8)
+            clipped = torch.clamp(ratio, 1 - ppo.clip_coef, 1 + ppo.clip_coef)
+            policy_loss = torch.max(-mb_advantages * ratio, -mb_advantages * clipped).mean()
+            value_loss = 0.5 * ((new_values - b_returns[mb]) ** 2).mean()
+            loss = policy_loss - ppo.ent_coef * entropy + ppo.vf_coef * value_loss
+            optimizer.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(network.parameters(), ppo.max_grad_norm)
+            optimizer.step()
+            losses["policy"].append(policy_loss.item())
+            losses["value"].append(value_loss.item())
+            losses["entropy"].append(entropy.item())
+    return losses
+
+
+def carry_pending(run: TrainingRun, pending: np.ndarray) -> None:
+    """The decisions still waiting for their successor start the next rollout; each seat's
+    latest-decision row follows its decision there."""
+    pending_rows = np.flatnonzero(pending)
+    remap = np.full(len(pending), -1, np.int64)
+    remap[pending_rows] = run.buffer.carry_pending(pending_rows)
+    last = run.last
+    last[last >= 0] = remap[last[last >= 0]]
+
+
+def evaluate(run: TrainingRun) -> dict[str, float]:
+    """The policy's win rates against the baselines, timed as the update's evaluation share."""
+    run.network.eval()
+    with run.clock("evaluation"):
+        return evaluate_strength(run.game, run.network, run.config, run.device)
+
+
+def save_checkpoint(run: TrainingRun) -> Path:
+    """The weights (loadable alone, as any shipped policy) and everything else ``resume_run``
+    needs to go on exactly as this process would have; returns the checkpoint's folder."""
+    folder = run.run_dir / "checkpoints" / f"update_{run.progress.update:06d}"
+    ckpt.save_model(folder, run.network, run.game)
+    save_config(run.config, folder / ckpt.CONFIG_FILE)
+    seconds = run.progress.seconds + time.perf_counter() - run.started
+    ckpt.save_training_state(
+        folder,
+        {
+            "optimizer": run.optimizer.state_dict(),
+            "pool": run.pool.state_dict(),
+            "rng": run.rng.bit_generator.state,
+            "torch_rng": torch.get_rng_state(),
+            "progress": vars(run.progress) | {"seconds": seconds},
+            "env_state": run.envs.state.copy(),
+            "obs": run.obs,
+            "mask": run.mask,
+            "seat": run.seat,
+            "owners": run.owners,
+            "opponent": run.opponent,
+            "last": run.last,
+            "episode_reward": run.episode_reward,
+            "pending": run.buffer.state_dict(),
+        },
+    )
+    return folder
+
+
+def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
+    """Train the configured policy into ``run_dir``; returns the last checkpoint's folder."""
+    run, logger = setup_run(config, run_dir, resume)
+    if config.imitation.teacher and not resume and not config.run.init_from:
+        head_start(run, logger)
+    progress, batch_size = run.progress, run.batch_size
+    bar = tqdm(
+        total=run.num_updates * batch_size, initial=progress.env_steps, unit="step", unit_scale=True, smoothing=0.1
+    )
     strength: dict[str, float] = {}
-    clock = Stopwatch()
     stop = False  # decided after each update, before its checkpoint, which then records why the run ended
     while not stop:
         update_start = time.perf_counter()
-        if config.ppo.anneal_lr:  # to zero at the end of the steps or of the time budget, whichever is first
-            done_fraction = progress.update / num_updates
-            if math.isfinite(deadline):
-                done_fraction = max(
-                    done_fraction, 1.0 - (deadline - update_start) / (60 * config.run.time_limit_minutes)
-                )
-            optimizer.param_groups[0]["lr"] = config.ppo.learning_rate * max(0.0, 1.0 - done_fraction)
-
-        # ------------------------------------------------------------ rollout
-        network.eval()
-        forced = decided = 0  # the learner's decisions without and with a choice
-        for _ in range(config.ppo.rollout_steps):
-            acting_owner = owners[np.arange(num_envs), seat]
-            actions = np.argmax(mask, axis=1)  # the only legal action, where there is no choice
-            choosing = np.ones(num_envs, np.bool_) if config.ppo.learn_forced else mask.sum(1) > 1
-            learner_rows = np.flatnonzero((acting_owner == SELF) & choosing)
-            forced += int(((acting_owner == SELF) & ~choosing).sum())
-            if learner_rows.size:
-                with clock("acting"), torch.no_grad():
-                    hidden = hidden_tiles(game, envs.state, learner_rows, seat[learner_rows], critic_inputs)
-                    logits, values = network(
-                        torch.as_tensor(obs[learner_rows], device=device), torch.as_tensor(hidden, device=device)
-                    )
-                    distribution = masked_distribution(logits, torch.as_tensor(mask[learner_rows], device=device))
-                    chosen = distribution.sample()
-                    logprobs = distribution.log_prob(chosen)
-                actions[learner_rows] = chosen.cpu().numpy()
-                rows = buffer.add(
-                    obs[learner_rows],
-                    hidden,
-                    mask[learner_rows],
-                    actions[learner_rows],
-                    logprobs.cpu().numpy(),
-                    values.cpu().numpy(),
-                )
-                seats = seat[learner_rows]
-                previous = last[learner_rows, seats]
-                buffer.next[previous[previous >= 0]] = rows[previous >= 0]
-                last[learner_rows, seats] = rows
-            for owner in np.unique(acting_owner[(acting_owner != SELF) & choosing]):
-                rows = np.flatnonzero((acting_owner == owner) & choosing)
-                with clock("opponents"):
-                    actions[rows] = pool.act(owner, envs.state, rows, obs[rows], mask[rows])
-
-            with clock("engine"):
-                obs, mask, seat, rewards, done = envs.step(actions)
-            progress.env_steps += num_envs
-            progress.learner_steps += len(learner_rows)
-            decided += len(learner_rows)
-
-            # The hand's reward goes to each learner seat's latest decision in that game.
-            paid = envs.hand_over[:, None] & (owners == SELF) & (last >= 0)
-            np.add.at(buffer.reward, last[paid], rewards[paid])
-            episode_reward += rewards
-            for g in np.flatnonzero(done):
-                buffer.done[last[g][last[g] >= 0]] = True
-                last[g] = -1
-                if opponent[g] != SELF:
-                    learner_seat = int(np.flatnonzero(owners[g] == SELF)[0])
-                    pool.record(opponent[g], 0.5 + 0.5 * float(np.sign(episode_reward[g, learner_seat])))
-                episode_reward[g] = 0.0
-                owners[g], opponent[g] = assign_seats(pool, game, rng)
-
-        # ------------------------------------------------------------ advantages
-        n = buffer.count
-        pending = np.zeros(n, np.bool_)
-        pending[last[last >= 0]] = True
-        advantages = per_seat_gae(
-            buffer.reward[:n], buffer.value[:n], buffer.done[:n], buffer.next[:n], pending,
-            config.ppo.gamma, config.ppo.gae_lambda,
-        )  # fmt: skip
+        anneal_learning_rate(run, update_start)
+        forced, decided = collect_rollout(run)
+        advantages, returns, pending = compute_advantages(run)
         ready = np.flatnonzero(~pending)
-        returns = advantages + buffer.value[:n]
-
-        explained = explained_variance(buffer.value[ready], returns[ready])  # before the update moves rows
-
-        # ------------------------------------------------------------ update
-        update_started = time.perf_counter()
-        network.train()
-        b_obs = torch.as_tensor(buffer.obs[ready], device=device)
-        b_hidden = torch.as_tensor(buffer.hidden[ready], device=device)
-        b_mask = torch.as_tensor(buffer.mask[ready], device=device)
-        b_actions = torch.as_tensor(buffer.action[ready], device=device)
-        b_logprobs = torch.as_tensor(buffer.logprob[ready], device=device)
-        b_advantages = torch.as_tensor(advantages[ready], device=device)
-        b_returns = torch.as_tensor(returns[ready], device=device)
-        losses: dict[str, list[float]] = {
-            "policy": [],
-            "value": [],
-            "entropy": [],
-            "approx_kl": [],
-            "clip_fraction": [],
-        }
-        for _ in range(config.ppo.update_epochs):
-            # num_minibatches chunks of (nearly) equal size: the number of ready decisions varies
-            for mb in torch.randperm(len(ready), device=device).tensor_split(config.ppo.num_minibatches):
-                if len(mb) == 0:  # fewer decisions than minibatches (tiny smoke runs)
-                    continue
-                logits, new_values = network(b_obs[mb], b_hidden[mb])
-                distribution = masked_distribution(logits, b_mask[mb])
-                new_logprobs = distribution.log_prob(b_actions[mb])
-                entropy = legal_entropy(distribution, b_mask[mb]).mean()
-                log_ratio = new_logprobs - b_logprobs[mb]
-                ratio = log_ratio.exp()
-                with torch.no_grad():
-                    losses["approx_kl"].append(((ratio - 1) - log_ratio).mean().item())
-                    losses["clip_fraction"].append(((ratio - 1.0).abs() > config.ppo.clip_coef).float().mean().item())
-                mb_advantages = b_advantages[mb]
-                if config.ppo.norm_adv and len(mb) > 1:
-                    mb_advantages = (mb_advantages - mb_advantages.mean()) / (mb_advantages.std() + 1e-8)
-                clipped = torch.clamp(ratio, 1 - config.ppo.clip_coef, 1 + config.ppo.clip_coef)
-                policy_loss = torch.max(-mb_advantages * ratio, -mb_advantages * clipped).mean()
-                value_loss = 0.5 * ((new_values - b_returns[mb]) ** 2).mean()
-                loss = policy_loss - config.ppo.ent_coef * entropy + config.ppo.vf_coef * value_loss
-                optimizer.zero_grad()
-                loss.backward()
-                nn.utils.clip_grad_norm_(network.parameters(), config.ppo.max_grad_norm)
-                optimizer.step()
-                losses["policy"].append(policy_loss.item())
-                losses["value"].append(value_loss.item())
-                losses["entropy"].append(entropy.item())
-
-        clock.add("update", time.perf_counter() - update_started)
-
-        # The decisions still waiting for their successor start the next rollout.
-        pending_rows = np.flatnonzero(pending)
-        remap = np.full(n, -1, np.int64)
-        remap[pending_rows] = buffer.carry_pending(pending_rows)
-        last[last >= 0] = remap[last[last >= 0]]
+        explained = explained_variance(run.buffer.value[ready], returns[ready])  # before the update moves rows
+        with run.clock("update"):
+            losses = update_policy(run, ready, advantages, returns)
+        carry_pending(run, pending)
         progress.update += 1
 
-        # ------------------------------------------------------------ bookkeeping
         elapsed = time.perf_counter() - update_start
         scalars = {f"loss/{name}": float(np.mean(values)) for name, values in losses.items() if values} | {
             "loss/explained_variance": explained,
             "rollout/forced_share": forced / max(1, forced + decided),
             "rollout/decisions": float(len(ready)),
             "speed/env_steps_per_second": batch_size / elapsed,
-            "pool/snapshots": len(pool.snapshots),
-            "learning_rate": optimizer.param_groups[0]["lr"],
+            "pool/snapshots": len(run.pool.snapshots),
+            "learning_rate": run.optimizer.param_groups[0]["lr"],
         }
         if progress.update % config.pool.snapshot_every == 0:
-            pool.add_snapshot(network, progress.update)
-            pool.prune(owners)
-        stop = progress.update >= num_updates or time.perf_counter() >= deadline
+            run.pool.add_snapshot(run.network, progress.update)
+            run.pool.prune(run.owners)
+        stop = progress.update >= run.num_updates or time.perf_counter() >= run.deadline
         if progress.update % config.eval.every == 0 or stop:
-            network.eval()
-            with clock("evaluation"):
-                strength = evaluate_strength(game, network, config, device)
+            strength = evaluate(run)
             scalars.update(strength)
-        logger.log(progress.env_steps, scalars | clock.shares())
+        logger.log(progress.env_steps, scalars | run.clock.shares())
         if progress.update % config.run.checkpoint_every == 0 or stop:
-            folder = save_checkpoint()
+            folder = save_checkpoint(run)
         bar.update(batch_size)
         bar.set_postfix(
             {"steps/s": f"{batch_size / elapsed:,.0f}"}
