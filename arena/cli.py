@@ -15,6 +15,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -22,21 +24,47 @@ import numpy as np
 
 from agents import AGENTS, make_agent
 from agents.base import Agent
-from agents.policy import PolicyAgent
-from agents.policy_search import SUFFIX, PolicySearchAgent, split_spec
 from arena.evaluation import run_arena
 from domino_env import make_game, raw_env
 from domino_env.game import Game
-from training import checkpoint as ckpt
-from training.config import ConfigError, load_config, load_yaml
+
+# Trained policies, checkpoints and configs need the ``train`` extra (torch, safetensors, yaml):
+# their modules (agents.policy, agents.policy_search, training.*) are imported where a command
+# names one, so that built-in agents play, replay and serve the web page in a core-only install.
+TRAIN_EXTRA = ("torch", "safetensors", "yaml")
 
 
 class UsageError(ValueError):
     """A command line that cannot be carried out; printed without a traceback."""
 
 
+@contextmanager
+def train_extra(what: str) -> Iterator[None]:
+    """Around imports of modules that need the ``train`` extra: where it is not installed, a
+    usage error saying that ``what`` needs it."""
+    try:
+        yield
+    except ModuleNotFoundError as error:
+        if error.name not in TRAIN_EXTRA:
+            raise
+        raise UsageError(f"{what} need the train extra ({error}): pip install 'domino_env[train]'") from None
+
+
+def printed_errors() -> tuple[type[Exception], ...]:
+    """The errors printed without a traceback: the config's and checkpoints' only where their
+    modules were imported (they need the ``train`` extra), since nowhere else can they be raised."""
+    errors: list[type[Exception]] = [UsageError]
+    for module, name in (("training.config", "ConfigError"), ("training.checkpoint", "CheckpointError")):
+        if module in sys.modules:
+            errors.append(getattr(sys.modules[module], name))
+    return tuple(errors)
+
+
 def parse_options(pairs: list[str]) -> dict[str, Any]:
     options = {}
+    if pairs:
+        with train_extra("--option values (read as YAML)"):
+            from training.config import load_yaml
     for pair in pairs:
         if "=" not in pair:
             raise UsageError(f"--option {pair!r} is not of the form key=value")
@@ -50,6 +78,10 @@ def resolve_game(args: argparse.Namespace, policies: list[str]) -> Game:
     if args.variant:
         return make_game(args.variant, **parse_options(args.option))
     for spec in policies:
+        if spec.partition(":")[0] in AGENTS:  # a built-in agent: no game to read from it
+            continue
+        with train_extra("trained policies and checkpoints"):
+            from training import checkpoint as ckpt
         name = searched_checkpoint(spec) or spec
         path = ckpt.resolve_checkpoint(name)
         if path is not None and name not in AGENTS:
@@ -60,6 +92,8 @@ def resolve_game(args: argparse.Namespace, policies: list[str]) -> Game:
 
 def searched_checkpoint(spec: str) -> str | None:
     """The checkpoint of a ``NAME+search[:simulations=N]`` spec, else None."""
+    from agents.policy_search import split_spec  # torch: called where training.checkpoint imported already
+
     try:
         parsed = split_spec(spec)
     except ValueError as error:
@@ -73,6 +107,10 @@ def load_policy(name: str, game: Game, seed: int, deterministic: bool = True) ->
     (:mod:`agents.policy_search`)."""
     if name.partition(":")[0] in AGENTS:  # an agent, perhaps with options: pimc:simulations=200
         return make_agent(name, game, seed=seed)
+    with train_extra("trained policies and checkpoints"):
+        from agents.policy import PolicyAgent
+        from agents.policy_search import SUFFIX, PolicySearchAgent, split_spec
+        from training import checkpoint as ckpt
     checkpoint = searched_checkpoint(name) or name
     path = ckpt.resolve_checkpoint(checkpoint)
     if path is None:
@@ -93,7 +131,10 @@ def load_policy(name: str, game: Game, seed: int, deterministic: bool = True) ->
 
 
 def train_command(args: argparse.Namespace) -> None:
-    from training.ppo import train
+    with train_extra("training runs"):
+        from training import checkpoint as ckpt
+        from training.config import load_config
+        from training.ppo import train
 
     overrides = list(args.overrides)
     for flag, key in (
@@ -304,7 +345,7 @@ def main(argv: list[str] | None = None) -> None:
     args = build_parser().parse_args(argv)
     try:
         args.handler(args)
-    except (UsageError, ConfigError, ckpt.CheckpointError) as error:
+    except printed_errors() as error:  # evaluated when an error is raised, after the imports it needs
         print(f"error: {error}", file=sys.stderr)
         raise SystemExit(2) from None
 

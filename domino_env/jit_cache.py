@@ -16,19 +16,40 @@ up, and an edit to a file no compiled code imports (``training/cli.py``, ``env.p
 recompilation. Why the import graph of the files rather than a list of modules kept by hand: a
 new module or import is covered without anyone remembering to add it.
 
-The locators below are numba's own with only the stamp changed, put first in numba's list for
-files of this project only (other code keeps numba's behaviour). They must be installed before
-any function of the project is decorated, which is why ``domino_env/__init__.py`` imports this
-module first, and every compiled module of ``agents`` and ``training`` imports ``domino_env``.
+The locators below are numba's own with only the stamp changed, and they serve files of this
+project only (other code keeps numba's behaviour). They must be installed before any function of
+the project is decorated, which is why ``domino_env/__init__.py`` imports this module first, and
+every compiled module of ``agents`` and ``training`` imports ``domino_env``.
+
+What is numba's public interface here and what is not:
+
+- Where the cache lives is numba's to choose, through its documented settings only
+  (``NUMBA_CACHE_DIR``, read as ``numba.config.CACHE_DIR``): nothing here changes it.
+- Which locators numba consults, and in what order, is chosen through its documented
+  ``NUMBA_CACHE_LOCATOR_CLASSES`` (numba 0.62 and later; ``numba.config.CACHE_LOCATOR_CLASSES``),
+  which takes numba's locators by name and others by ``module.Class``. :func:`install` puts the
+  project's locators in it, each just before the numba locator it refines, keeping any selection
+  the user made there (or in numba's config file). It is written to ``os.environ`` as well as to
+  ``numba.config``: numba reads its settings again from the environment whenever a ``NUMBA_``
+  variable changes, and a value set only in ``numba.config`` would then be lost without a word;
+  child processes inherit it too, and import this module when numba first caches there.
+- The stamp itself has no public equivalent: numba documents that its cache misses changes made
+  in another file, and offers no setting for it. The locators subclass the locator classes of
+  ``numba.core.caching`` (named in numba's caching notes, not a promised interface) and override
+  two methods of their interface, ``from_function`` and ``get_source_stamp``. That is why
+  ``pyproject.toml`` pins numba below its next minor release: a new one is tested (this module
+  and ``tests/test_jit_cache.py``) before the pin is raised.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import os
 import re
 from pathlib import Path
 
+import numba
 from numba.core import caching
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -114,14 +135,20 @@ class ProjectStamp:
     """Mixin for numba's locators: the stamp of the sources a function can reach, and no
     locator at all for files outside the project (numba's own then serve them)."""
 
+    project_file: Path
+
     def get_source_stamp(self) -> bytes:
-        return sources_stamp(Path(self._py_file).resolve())  # type: ignore[attr-defined]
+        return sources_stamp(self.project_file)
 
     @classmethod
     def from_function(cls, py_func: object, py_file: str) -> object:
-        if in_project(py_file) is None:
+        path = in_project(py_file)
+        if path is None:
             return None
-        return super().from_function(py_func, py_file)  # type: ignore[misc]
+        locator = super().from_function(py_func, py_file)  # type: ignore[misc]
+        if locator is not None:
+            locator.project_file = path
+        return locator
 
 
 class ProjectUserProvidedLocator(ProjectStamp, caching.UserProvidedCacheLocator):
@@ -136,14 +163,45 @@ class ProjectUserWideLocator(ProjectStamp, caching.UserWideCacheLocator):
     """In the user's cache folder, where ``__pycache__`` is not writable."""
 
 
-LOCATORS = (ProjectUserProvidedLocator, ProjectInTreeLocator, ProjectUserWideLocator)
+SETTING = "NUMBA_CACHE_LOCATOR_CLASSES"
+# numba's locators when the setting is empty, in numba's order (its caching notes name them).
+NUMBA_LOCATORS = (
+    "UserProvidedCacheLocator",
+    "InTreeCacheLocator",
+    "UserWideCacheLocator",
+    "IPythonCacheLocator",
+    "ZipCacheLocator",
+)
+# Each numba locator this project refines, and the refinement, consulted just before it.
+REFINED = {
+    "UserProvidedCacheLocator": ProjectUserProvidedLocator,
+    "InTreeCacheLocator": ProjectInTreeLocator,
+    "UserWideCacheLocator": ProjectUserWideLocator,
+}
+
+
+def locator_setting(current: str) -> str:
+    """The value of ``NUMBA_CACHE_LOCATOR_CLASSES`` that puts the project's locators before
+    those of numba they refine, in the selection ``current`` (empty: numba's default list). A
+    value that already names them (inherited from a parent process) is kept as it is."""
+    names = [name.strip() for name in current.split(",") if name.strip()] or list(NUMBA_LOCATORS)
+    if any(name.startswith(f"{__name__}.") for name in names):
+        return ",".join(names)
+    setting = []
+    for name in names:
+        module, _, short = name.rpartition(".")
+        if short in REFINED and module in ("", caching.__name__):
+            setting.append(f"{__name__}.{REFINED[short].__name__}")
+        setting.append(name)
+    return ",".join(setting)
 
 
 def install() -> None:
-    """Put the project's locators first in numba's list (once)."""
-    classes = caching.CacheImpl._locator_classes
-    if classes[: len(LOCATORS)] != list(LOCATORS):
-        classes[:0] = LOCATORS
+    """Select the project's locators through numba's documented setting (see the module
+    docstring for why the environment too)."""
+    setting = locator_setting(numba.config.CACHE_LOCATOR_CLASSES)
+    os.environ[SETTING] = setting
+    numba.config.CACHE_LOCATOR_CLASSES = setting
 
 
 install()

@@ -13,6 +13,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.core
+
 ROOT = Path(__file__).resolve().parent.parent
 STACK = ("domino_env", "agents", "training", "arena")
 MAX_FUNCTION_LINES = 80

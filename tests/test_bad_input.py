@@ -10,6 +10,8 @@ import domino_env
 from domino_env.batched import MAX_BATCH_SIZE
 from domino_env.tiles import num_tiles, tile_faces, tile_index
 
+pytestmark = pytest.mark.core
+
 
 def started(variant: str, **options) -> domino_env.DominoEnv:
     env = domino_env.raw_env(variant, **options)

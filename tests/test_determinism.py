@@ -12,6 +12,8 @@ from tests.configs import CONFIGS as DRAW_BLOCK
 from tests.test_hungarian_general import CONFIGS as HUNGARIAN
 from tests.test_mexican_train_general import CONFIGS as MEXICAN_TRAIN
 
+pytestmark = pytest.mark.core
+
 CASES = (
     {name: DRAW_BLOCK[name] for name in ("draw-2p", "draw-4p-partners", "draw-3p-match-difference", "block-2p")}
     | {

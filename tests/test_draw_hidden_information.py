@@ -15,6 +15,8 @@ from domino_env.games import draw_rules as rules
 from tests.configs import CONFIGS
 from tests.snapshots import mid_game_states
 
+pytestmark = pytest.mark.core
+
 NAMES = ["draw-2p", "draw-4p-partners", "draw-2p-voluntary-reserve-points", "draw-3p-match-difference", "block-4p"]
 
 

@@ -19,6 +19,8 @@ from domino_env.tiles import TILE_HIGH, TILE_LOW, TILE_VALUE
 from tests.configs import CONFIGS
 from tests.invariants import play_checked
 
+pytestmark = pytest.mark.core
+
 GAMES = 10_000
 BATCH = 1_000
 DRAW_CONFIGS = [name for name, (variant, _) in CONFIGS.items() if variant in ("draw", "block")]

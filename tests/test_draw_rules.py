@@ -16,6 +16,8 @@ from domino_env import IllegalActionError
 from domino_env.tiles import num_tiles, tile_faces, tile_index, total_pips
 from tests.scripted import legal, play, to_act
 
+pytestmark = pytest.mark.core
+
 SCALE = total_pips(6)  # 168: the documented divisor of reward="points" for the double-six set
 
 

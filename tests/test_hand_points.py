@@ -9,6 +9,8 @@ import pytest
 import domino_env
 from domino_env.tiles import TILE_VALUE
 
+pytestmark = pytest.mark.core
+
 
 def finished_hand(variant: str, seed: int, **options) -> tuple[domino_env.DominoEnv, dict]:
     """An environment whose single hand has just ended, and every agent's info then."""

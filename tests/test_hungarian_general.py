@@ -23,6 +23,8 @@ from domino_env.tiles import TILE_HIGH, TILE_LOW, TILE_VALUE
 from tests.invariants import play_checked
 from tests.snapshots import mid_game_states
 
+pytestmark = pytest.mark.core
+
 T = rules.NUM_TILES
 LOW, HIGH, VALUE = TILE_LOW[:T].astype(np.int64), TILE_HIGH[:T].astype(np.int64), TILE_VALUE[:T].astype(np.int64)
 CLOSED = -1  # an end that is not open (before the lead, or the closed side with one open end)

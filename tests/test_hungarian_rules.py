@@ -18,6 +18,8 @@ from domino_env.tiles import tile_faces, tile_index
 from tests import scripted
 from tests.scripted import legal, to_act
 
+pytestmark = pytest.mark.core
+
 CLOSED = -1
 
 # 2 players, one end: the leader's run is 6-6, 5-6, 0-5, 0-0; player_1's 0-1, 1-5; then nobody

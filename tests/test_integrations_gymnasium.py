@@ -15,6 +15,8 @@ import domino_env
 from agents import Agent, GreedyAgent, make_agent
 from domino_env.single_agent import DominoSingleAgentEnv
 
+pytestmark = pytest.mark.core
+
 # The one warning the checker may give: observation features (match scores) have no upper bound.
 UNBOUNDED_BOX = "A Box observation space maximum value is infinity"
 

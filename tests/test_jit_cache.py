@@ -10,12 +10,17 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numba
 import pytest
 
 import domino_env
+from domino_env import jit_cache
 from domino_env.games import core
 
-pytestmark = pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="nothing is compiled")
+pytestmark = [
+    pytest.mark.core,
+    pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="nothing is compiled"),
+]
 
 # Hungarian, two players, seat 0 dealt tiles 0..11 (0-0, 0-1, ...) and leading 0-0: it holds more
 # tiles with a 0, so its run goes on and some plays are legal. With ``fits`` always False the run
@@ -61,3 +66,18 @@ def test_a_changed_helper_reaches_the_cached_module_that_imports_it(tmp_path: Pa
     assert edited != text
     helper.write_text(edited)
     assert legal_plays(tmp_path) == 0
+
+
+def test_the_locators_are_chosen_through_numbas_documented_setting() -> None:
+    """NUMBA_CACHE_LOCATOR_CLASSES names the project's locators, each before the numba locator it
+    refines; a selection the user made is kept, and one already made (a parent's) is left alone."""
+    mine = jit_cache.__name__
+    assert os.environ[jit_cache.SETTING] == numba.config.CACHE_LOCATOR_CLASSES
+    assert f"{mine}.ProjectInTreeLocator,InTreeCacheLocator" in numba.config.CACHE_LOCATOR_CLASSES
+    default = jit_cache.locator_setting("").split(",")
+    assert [name for name in default if not name.startswith(mine)] == list(jit_cache.NUMBA_LOCATORS)
+    assert default.index(f"{mine}.ProjectUserProvidedLocator") == 0
+    assert jit_cache.locator_setting(" UserWideCacheLocator ") == f"{mine}.ProjectUserWideLocator,UserWideCacheLocator"
+    assert jit_cache.locator_setting("my.Locator,IPythonCacheLocator") == "my.Locator,IPythonCacheLocator"
+    assert jit_cache.locator_setting(",".join(default)) == ",".join(default)
+    assert isinstance(core.fits._cache._impl.locator, jit_cache.ProjectStamp)

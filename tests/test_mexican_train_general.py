@@ -30,6 +30,8 @@ from domino_env.games import mexican_train_rules as rules
 from domino_env.tiles import TILE_HIGH, TILE_LOW, TILE_VALUE
 from tests.snapshots import mid_game_states
 
+pytestmark = pytest.mark.core
+
 CONFIGS: dict[str, dict] = {
     "2p": {"num_players": 2},
     "4p": {"num_players": 4},

@@ -22,6 +22,8 @@ from domino_env.games import mexican_train_rules as rules
 from domino_env.tiles import num_tiles, tile_faces, tile_index, total_pips
 from tests.scripted import legal, play, to_act
 
+pytestmark = pytest.mark.core
+
 # ---------------------------------------------------------------------------------------------
 # Helpers
 

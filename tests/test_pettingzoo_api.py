@@ -11,6 +11,8 @@ import domino_env
 from domino_env import block_v0, draw_v0, hungarian_v0, mexican_train_v0
 from tests.configs import API_CONFIGS, CONFIGS
 
+pytestmark = pytest.mark.core
+
 MODULES = {"draw": draw_v0, "block": block_v0, "hungarian": hungarian_v0, "mexican_train": mexican_train_v0}
 
 

@@ -17,6 +17,8 @@ from domino_env.picture.layout import _snake
 from domino_env.picture.svg import HALF, HIGHLIGHT, PIP_COLOURS, PIP_GRID, pip_defs
 from tests.scripted import play
 
+pytestmark = pytest.mark.core
+
 SVG = "{http://www.w3.org/2000/svg}"
 VARIANTS = {
     "draw": {"num_players": 3},

@@ -32,6 +32,8 @@ from tests import test_mexican_train_general as mexican_tests
 from tests.configs import CONFIGS
 from tests.snapshots import mid_game_states
 
+pytestmark = pytest.mark.core
+
 # name -> (variant, options); draw and block configs come from tests.configs.
 CASES: dict[str, tuple[str, dict]] = {
     **{name: CONFIGS[name] for name in ("draw-2p", "draw-3p", "draw-4p", "draw-4p-partners", "block-4p")},

@@ -22,6 +22,7 @@ and changes nothing. Games are kept in memory, the most recent :data:`MAX_GAMES`
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import threading
 import uuid
@@ -41,12 +42,14 @@ from domino_env import VARIANTS, make_game
 from domino_env.game import Game
 from domino_env.games.core import PLAYING
 from domino_env.picture import say_move, table_svg
-from training import checkpoint as ckpt
 
 PAGE = Path(__file__).parent / "play.html"
 MAX_GAMES = 32
 MAX_BODY = 64 * 1024
 HOST = "127.0.0.1"
+# What playing a trained policy needs beyond the core install: the ``train`` extra's torch and
+# safetensors, and the yaml of the runs' configs (imported by ``training.checkpoint``).
+TRAINED_POLICY_MODULES = ("torch", "safetensors", "yaml")
 
 PolicyLoader = Callable[[str, Game, int], Agent]
 
@@ -168,9 +171,12 @@ class Lobby:
     def choices(self) -> dict[str, Any]:
         """What the page offers: variants, agents, shipped policies and the game they play."""
         pretrained = {}
-        for name in ckpt.pretrained_names():
-            variant, options = ckpt.game_of_checkpoint(ckpt.resolve_checkpoint(name))
-            pretrained[name] = {"variant": variant, "options": options}
+        if trained_policies_playable():
+            from training import checkpoint as ckpt
+
+            for name in ckpt.pretrained_names():
+                variant, options = ckpt.game_of_checkpoint(ckpt.resolve_checkpoint(name))
+                pretrained[name] = {"variant": variant, "options": options}
         return {"variants": list(VARIANTS), "agents": list(AGENTS), "pretrained": pretrained, "defaults": self.defaults}
 
     def new(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -247,6 +253,12 @@ class Lobby:
                 HTTPStatus.CONFLICT, f"stale request: it answers move {step}, the game is at move {session.step}"
             )
         return session
+
+
+def trained_policies_playable() -> bool:
+    """Whether trained policies can be played here: not in a core-only install, where the page
+    then offers the built-in agents only (and the server never imports torch)."""
+    return all(importlib.util.find_spec(module) is not None for module in TRAINED_POLICY_MODULES)
 
 
 def field_of(request: dict[str, Any], key: str, kind: type, default: Any = ...) -> Any:
