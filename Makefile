@@ -34,9 +34,9 @@ setup: $(STAMP)
 
 demo: $(STAMP)
 	rm -rf runs/demo
-	$(BIN)/python -m training train --config configs/draw_2p.yaml --name demo \
+	$(BIN)/python -m arena train --config configs/draw_2p.yaml --name demo \
 		ppo.total_env_steps=4000000 run.time_limit_minutes=4 eval.every=10 eval.games=256
-	$(BIN)/python -m training evaluate runs/demo heuristic greedy random --against heuristic greedy random \
+	$(BIN)/python -m arena evaluate runs/demo heuristic greedy random --against heuristic greedy random \
 		--games 2000 --seed 12345
 
 # The browser tests drive Debian's chromium, and the table pictures' words need a font (resvg uses

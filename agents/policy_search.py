@@ -9,7 +9,7 @@ legal action). The action with the best mean result for the actor is played; tie
 policy's own preference. This is PIMC with the learned policy as its rollout player, all
 rollouts of a move stepped together by the batched engine and the network.
 
-    python -m training evaluate draw_2p+search:simulations=1024 heuristic --against heuristic
+    python -m arena evaluate draw_2p+search:simulations=1024 heuristic --against heuristic
 """
 
 from __future__ import annotations

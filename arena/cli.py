@@ -1,13 +1,13 @@
 """The command line: ``train``, ``evaluate``, ``play`` and ``replay``.
 
-python -m training train --config configs/draw_2p.yaml --seed 1 [section.key=value ...]
-python -m training train --resume runs/draw_2p_seed1 [run.time_limit_minutes=60 ...]
-python -m training train --config configs/draw_2p.yaml --init-from runs/draw_2p_seed1 --name tuned [...]
-python -m training evaluate runs/draw_2p_seed1 greedy random --games 2000
-python -m training evaluate draw_2p+search:simulations=1024 pimc --against pimc --games 400
-python -m training play draw_2p            # you against the shipped draw_2p agent
-python -m training play draw_2p --web      # the same in the browser, any variant and agent
-python -m training replay draw_2p greedy --seed 3 --out game.html   # or game.gif
+python -m arena train --config configs/draw_2p.yaml --seed 1 [section.key=value ...]
+python -m arena train --resume runs/draw_2p_seed1 [run.time_limit_minutes=60 ...]
+python -m arena train --config configs/draw_2p.yaml --init-from runs/draw_2p_seed1 --name tuned [...]
+python -m arena evaluate runs/draw_2p_seed1 greedy random --games 2000
+python -m arena evaluate draw_2p+search:simulations=1024 pimc --against pimc --games 400
+python -m arena play draw_2p            # you against the shipped draw_2p agent
+python -m arena play draw_2p --web      # the same in the browser, any variant and agent
+python -m arena replay draw_2p greedy --seed 3 --out game.html   # or game.gif
 """
 
 from __future__ import annotations
@@ -284,7 +284,7 @@ def replay_command(args: argparse.Namespace) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m training", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m arena", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
 
     train = commands.add_parser("train", help="self-play training from a config")

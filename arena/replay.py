@@ -7,8 +7,8 @@ agents all take part. Every position is kept, and drawn at write time by
 :mod:`domino_env.picture`: the page holds one SVG per position, with the hidden hands' faces
 included but hidden until the viewer asks; the GIF rasterizes the same pictures.
 
-    python -m training replay draw_2p greedy --seed 3 --out game.html
-    python -m training replay heuristic random --variant mexican_train --out game.gif
+    python -m arena replay draw_2p greedy --seed 3 --out game.html
+    python -m arena replay heuristic random --variant mexican_train --out game.gif
 """
 
 from __future__ import annotations

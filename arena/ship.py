@@ -138,7 +138,7 @@ def write_evaluation(target: Path, training: dict, games: int, search_games: int
         f"({training['env_steps']:,} self-play environment steps and {training['imitation_env_steps']:,} "
         f"imitation steps) on 2 CPU cores.\n\n"
         f"Evaluated on seed {EVALUATION_SEED} (deals the training never played), seats rotated; "
-        f"`python -m training evaluate {name} {' '.join(FAIR_AGENTS)} --against {' '.join(FAIR_AGENTS)} "
+        f"`python -m arena evaluate {name} {' '.join(FAIR_AGENTS)} --against {' '.join(FAIR_AGENTS)} "
         f"--games {games} --seed {EVALUATION_SEED}` gives the first rows:\n\n{table}\n"
     )
     if kept:

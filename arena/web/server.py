@@ -1,7 +1,7 @@
 """Play in the browser: a small local web server (the standard library's ``http.server``) with
 one page and a JSON interface.
 
-    python -m training play draw_2p --web      # prints http://127.0.0.1:8000/
+    python -m arena play draw_2p --web      # prints http://127.0.0.1:8000/
 
 The page (``play.html``) draws the table with :mod:`domino_env.picture` as the person's seat
 sees it: the other hands face down and absent from what is sent. A person plays by clicking a
