@@ -31,6 +31,24 @@ from domino_env.tiles import MAX_PIPS, TILE_HIGH, TILE_LOW, TILE_VALUE
 SCRATCH_RECORDS = hungarian_rules.LARGEST_HAND + 2
 FULL_EFFORT = 64  # positions per action the heuristic agent's look-ahead may visit
 
+
+@njit(inline="always")
+def best_action(score, state, cfg, g, mask, scratch, effort):
+    """The legal action with the highest ``score(state, cfg, g, seat, action, scratch, effort)``
+    for game ``g``'s acting seat, the lowest index among equals: how every strategy chooses,
+    each with its own score. Inlined into the policies, since numba cannot cache a function that
+    passes a function to a compiled call."""
+    seat = state[g].current
+    best = -1
+    best_score = -np.inf
+    for action in range(mask.shape[0]):
+        if mask[action]:
+            value = score(state, cfg, g, seat, action, scratch, effort)
+            if value > best_score:
+                best, best_score = action, value
+    return best
+
+
 # ---------------------------------------------------------------------------------------------- Draw and Block
 #
 # Draw / Block: shed heavy tiles and doubles early (a double fits only one number, and whatever
@@ -50,8 +68,9 @@ NOT_A_PLAY = -1e9  # draw or pass: taken only when nothing else is legal
 
 
 @njit(cache=True)
-def draw_score(state, cfg, g, seat, action, scratch):
-    """How good ``action`` is for ``seat`` in Draw or Block (higher is better)."""
+def draw_score(state, cfg, g, seat, action, scratch, effort):
+    """How good ``action`` is for ``seat`` in Draw or Block (higher is better); it looks one
+    move ahead only, so ``effort`` does not matter."""
     tiles = cfg[0].num_tiles
     if action >= 2 * tiles:
         return NOT_A_PLAY
@@ -89,17 +108,8 @@ def draw_score(state, cfg, g, seat, action, scratch):
 
 @njit(cache=True)
 def draw_policy(state, cfg, g, mask, scratch, effort):
-    """The Draw / Block strategy: the legal action with the best ``draw_score`` (it looks
-    one move ahead only, so ``effort`` does not matter)."""
-    seat = state[g].current
-    best = -1
-    best_score = -np.inf
-    for action in range(mask.shape[0]):
-        if mask[action]:
-            score = draw_score(state, cfg, g, seat, action, scratch)
-            if score > best_score:
-                best, best_score = action, score
-    return best
+    """The Draw / Block strategy: the legal action with the best ``draw_score``."""
+    return best_action(draw_score, state, cfg, g, mask, scratch, effort)
 
 
 # ---------------------------------------------------------------------------------------------- Hungarian
@@ -185,15 +195,7 @@ def hungarian_score(state, cfg, g, seat, action, runs, effort):
 @njit(cache=True)
 def hungarian_policy(state, cfg, g, mask, scratch, effort):
     """The Hungarian strategy: the legal action that starts the best run."""
-    seat = state[g].current
-    best = -1
-    best_score = -np.inf
-    for action in range(mask.shape[0]):
-        if mask[action]:
-            score = hungarian_score(state, cfg, g, seat, action, scratch, effort)
-            if score > best_score:
-                best, best_score = action, score
-    return best
+    return best_action(hungarian_score, state, cfg, g, mask, scratch, effort)
 
 
 # ---------------------------------------------------------------------------------------------- Mexican Train
@@ -215,8 +217,9 @@ MEXICAN_SHUT = 2.0  # a public train I played on now shows a number the next pla
 
 
 @njit(cache=True)
-def mexican_score(state, cfg, g, seat, action, scratch):
-    """How good ``action`` is for ``seat`` in Mexican Train (higher is better)."""
+def mexican_score(state, cfg, g, seat, action, scratch, effort):
+    """How good ``action`` is for ``seat`` in Mexican Train (higher is better); it looks one
+    move ahead only, so ``effort`` does not matter."""
     stride = cfg[0].num_players + 1
     if action >= mexican_train_rules.draw_action(cfg):
         return NOT_A_PLAY
@@ -259,17 +262,8 @@ def mexican_score(state, cfg, g, seat, action, scratch):
 
 @njit(cache=True)
 def mexican_policy(state, cfg, g, mask, scratch, effort):
-    """The Mexican Train strategy: the legal action with the best ``mexican_score`` (one move
-    ahead only, so ``effort`` does not matter)."""
-    seat = state[g].current
-    best = -1
-    best_score = -np.inf
-    for action in range(mask.shape[0]):
-        if mask[action]:
-            score = mexican_score(state, cfg, g, seat, action, scratch)
-            if score > best_score:
-                best, best_score = action, score
-    return best
+    """The Mexican Train strategy: the legal action with the best ``mexican_score``."""
+    return best_action(mexican_score, state, cfg, g, mask, scratch, effort)
 
 
 # Each variant's strategy, by ``Game.name``.

@@ -7,10 +7,10 @@ that simulations differ. The search loops are compiled too: one call runs a whol
 simulations, each a game record stepped by the same functions the batched engine's
 ``batch_step`` loops over. (Going through ``BatchedEnv`` itself would be slower: a simulation
 costs a few microseconds, less than one Python call that writes observations for a batch.) The
-rules' functions and the strategy are passed to the loops as arguments, so one loop serves
-every variant; numba compiles it once per variant in each process, since it cannot cache
-functions that take functions. Searches look to the end of the current hand: in a match they
-optimise the hand's reward.
+rules' functions and the strategy are passed to the loops as arguments (one :class:`Simulator`),
+so one loop serves every variant; numba compiles it once per variant in each process, since it
+cannot cache functions that take functions. Searches look to the end of the current hand: in a
+match they optimise the hand's reward.
 
 - **PIMC** (perfect-information Monte Carlo): sample worlds (determinizations) consistent with
   what the acting seat knows, play each legal action in each world followed by a simulated rest
@@ -29,6 +29,8 @@ until it is spent). A move with one legal action is played without search.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -47,15 +49,42 @@ ROLLOUT_EFFORT = 16  # look-ahead of the strategy in simulations (FULL_EFFORT wo
 RNG_DTYPE = np.dtype((np.record, [("rng", np.uint64)]))  # an agent's own generator
 
 
+class Simulator(NamedTuple):
+    """Everything a compiled loop needs to sample and simulate worlds of one variant: its rules
+    and strategy (numba compiles the loops once per set of functions), and how simulated
+    players move: the strategy with look-ahead ``effort``, a uniform legal action with
+    probability ``epsilon``. One value instead of six arguments on every loop."""
+
+    step: Callable
+    legal_mask: Callable
+    determinize: Callable
+    policy: Callable
+    effort: int
+    epsilon: float
+
+
+class Workspace(NamedTuple):
+    """The arrays a search writes into, allocated once per agent: its own generator ``rng``,
+    the sampled ``world`` and the ``work`` record a simulation moves, the strategy's
+    ``scratch``, an action ``mask`` and the tree searches' ``tried`` actions."""
+
+    rng: np.ndarray
+    world: np.ndarray
+    work: np.ndarray
+    scratch: np.ndarray
+    mask: np.ndarray
+    tried: np.ndarray
+
+
 # ---------------------------------------------------------------------------------------------- simulation
 
 
 @njit
-def choose(policy, state, cfg, g, mask, legal, scratch, effort, epsilon):
-    """The simulated player's action: the strategy's, or with probability ``epsilon`` (and
+def choose(sim, state, cfg, g, mask, legal, scratch):
+    """The simulated player's action: the strategy's, or with probability ``sim.epsilon`` (and
     whenever there is a choice) a uniform legal action. Randomness from ``state[g]``'s own
     generator, which in a simulation is the searching agent's."""
-    if legal > 1 and epsilon > 0.0 and uniform01(state, g) < epsilon:
+    if legal > 1 and sim.epsilon > 0.0 and uniform01(state, g) < sim.epsilon:
         rank = below(state, g, legal)
         for action in range(mask.shape[0]):
             if mask[action]:
@@ -66,58 +95,48 @@ def choose(policy, state, cfg, g, mask, legal, scratch, effort, epsilon):
         for action in range(mask.shape[0]):
             if mask[action]:
                 return action
-    return policy(state, cfg, g, mask, scratch, effort)
+    return sim.policy(state, cfg, g, mask, scratch, sim.effort)
 
 
 @njit
-def play_out(step, legal_mask, policy, state, cfg, g, mask, scratch, effort, epsilon):
+def play_out(sim, state, cfg, g, mask, scratch):
     """Play game ``g`` to the end of its hand; its ``rewards`` are then the hand's."""
     while True:
-        legal = legal_mask(state, cfg, g, mask)
-        action = choose(policy, state, cfg, g, mask, legal, scratch, effort, epsilon)
-        if step(state, cfg, g, action) != PLAYING:
+        legal = sim.legal_mask(state, cfg, g, mask)
+        action = choose(sim, state, cfg, g, mask, legal, scratch)
+        if sim.step(state, cfg, g, action) != PLAYING:
             return
+
+
+@njit
+def finish_hand(sim, work, cfg, action, space):
+    """Play ``action`` in ``work``'s only game, then the rest of the hand: the simulation that
+    scores an action, in PIMC and after a tree search adds a node."""
+    if sim.step(work, cfg, 0, action) == PLAYING:
+        play_out(sim, work, cfg, 0, space.mask, space.scratch)
 
 
 # ---------------------------------------------------------------------------------------------- PIMC
 
 
 @njit
-def pimc_search(
-    step,
-    legal_mask,
-    determinize,
-    policy,
-    state,
-    cfg,
-    g,
-    worlds,
-    effort,
-    epsilon,
-    rng,
-    totals,
-    counts,
-    world,
-    work,
-    scratch,
-    mask,
-):
+def pimc_search(sim, state, cfg, g, worlds, totals, counts, space):
     """Add to ``totals[a]`` / ``counts[a]`` the acting seat's results of ``worlds`` sampled
     worlds, each legal action ``a`` played once in each, then the hand simulated to its end.
     The actions share each world's random stream (common random numbers)."""
     seat = state[g].current
-    root_mask = np.zeros(mask.shape[0], np.int8)
+    root_mask = np.zeros(space.mask.shape[0], np.int8)
+    world, work, rng = space.world, space.work, space.rng
     for _ in range(worlds):
         world[0].rng = next_u64(rng, 0)
-        determinize(state, cfg, g, seat, world, 0)
-        legal_mask(world, cfg, 0, root_mask)
+        sim.determinize(state, cfg, g, seat, world, 0)
+        sim.legal_mask(world, cfg, 0, root_mask)
         stream = next_u64(rng, 0)
         for action in range(root_mask.shape[0]):
             if root_mask[action]:
                 work[0] = world[0]
                 work[0].rng = stream
-                if step(work, cfg, 0, action) == PLAYING:
-                    play_out(step, legal_mask, policy, work, cfg, 0, mask, scratch, effort, epsilon)
+                finish_hand(sim, work, cfg, action, space)
                 totals[action] += work[0].rewards[seat]
                 counts[action] += 1
 
@@ -125,126 +144,148 @@ def pimc_search(
 # ---------------------------------------------------------------------------------------------- ISMCTS
 
 
-class Tree:
+class Tree(NamedTuple):
     """Nodes of a search tree as arrays. Node 0 is the root; every other node is reached by one
     (actor, action) edge from its parent, and holds that edge's statistics: visits, the summed
-    reward of the actor, and how often the edge was available when its parent was visited."""
+    reward of the actor, and how often the edge was available when its parent was visited.
+    ``size`` holds the number of nodes in use, ``path`` the nodes the current iteration went
+    through (to be credited with its result)."""
 
-    def __init__(self, capacity: int) -> None:
-        self.first_child = np.full(capacity, NO_NODE, np.int32)
-        self.sibling = np.full(capacity, NO_NODE, np.int32)
-        self.action = np.zeros(capacity, np.int32)
-        self.actor = np.zeros(capacity, np.int8)
-        self.visits = np.zeros(capacity, np.float64)
-        self.value = np.zeros(capacity, np.float64)
-        self.available = np.zeros(capacity, np.float64)
-        self.size = np.ones(1, np.int64)
+    first_child: np.ndarray
+    sibling: np.ndarray
+    action: np.ndarray
+    actor: np.ndarray
+    visits: np.ndarray
+    value: np.ndarray
+    available: np.ndarray
+    size: np.ndarray
+    path: np.ndarray
 
-    def arrays(self) -> tuple:
-        return (
-            self.first_child,
-            self.sibling,
-            self.action,
-            self.actor,
-            self.visits,
-            self.value,
-            self.available,
-            self.size,
+    @classmethod
+    def empty(cls, capacity: int) -> Tree:
+        """A tree with room for ``capacity`` nodes, holding only the root."""
+        return cls(
+            first_child=np.full(capacity, NO_NODE, np.int32),
+            sibling=np.full(capacity, NO_NODE, np.int32),
+            action=np.zeros(capacity, np.int32),
+            actor=np.zeros(capacity, np.int8),
+            visits=np.zeros(capacity, np.float64),
+            value=np.zeros(capacity, np.float64),
+            available=np.zeros(capacity, np.float64),
+            size=np.ones(1, np.int64),
+            path=np.zeros(capacity, np.int64),
         )
 
 
 @njit
-def tree_search(
-    step,
-    legal_mask,
-    determinize,
-    policy,
-    tree,
-    state,
-    cfg,
-    g,
-    iterations,
-    sample,
-    explore,
-    effort,
-    epsilon,
-    rng,
-    work,
-    scratch,
-    mask,
-    tried,
-    path,
-):
+def tree_search(sim, tree, state, cfg, g, iterations, sample, explore, space):
     """Run ``iterations`` of (IS)MCTS from game ``g``'s acting seat, growing ``tree``.
 
     With ``sample`` each iteration starts from a fresh determinization (ISMCTS); without, from
-    the real game (perfect-information MCTS: the oracle). Selection is UCB1 over the children
-    whose action is legal in the iteration's world, with the number of times a child was
-    available in place of its parent's visits.
+    the real game (perfect-information MCTS: the oracle). Each iteration descends and grows the
+    tree, simulating the rest of the hand (``descend``), then credits its result to the nodes
+    it went through (``backpropagate``).
     """
-    first_child, sibling, action_of, actor_of, visits, value, available, size = tree
-    capacity = first_child.shape[0]
     observer = state[g].current
+    work, rng = space.work, space.rng
     for _ in range(iterations):
         if sample:
             work[0].rng = next_u64(rng, 0)
-            determinize(state, cfg, g, observer, work, 0)
+            sim.determinize(state, cfg, g, observer, work, 0)
         else:
             work[0] = state[g]
             work[0].rng = next_u64(rng, 0)
-        node = 0
-        depth = 0
-        status = PLAYING
-        while status == PLAYING:
-            legal = legal_mask(work, cfg, 0, mask)
-            seat = work[0].current
-            tried[:] = 0
-            untried = legal
-            best = NO_NODE
-            best_score = -np.inf
-            child = first_child[node]
-            while child != NO_NODE:
-                if actor_of[child] == seat and mask[action_of[child]]:
-                    available[child] += 1.0
-                    tried[action_of[child]] = 1
-                    untried -= 1
-                    score = value[child] / visits[child] + explore * np.sqrt(np.log(available[child]) / visits[child])
-                    if score > best_score:
-                        best, best_score = child, score
-                child = sibling[child]
-            if untried > 0 and size[0] < capacity:
-                # The strategy's own choice is tried first, then the others at random, so the
-                # tree starts out following the strategy and improves on it.
-                action = policy(work, cfg, 0, mask, scratch, effort)
-                if tried[action]:
-                    rank = below(work, 0, untried)
-                    action = -1
-                    while rank >= 0:
-                        action += 1
-                        if mask[action] and not tried[action]:
-                            rank -= 1
-                child = size[0]
-                size[0] += 1
-                action_of[child] = action
-                actor_of[child] = seat
-                available[child] = 1.0
-                sibling[child] = first_child[node]
-                first_child[node] = child
-                path[depth] = child
-                depth += 1
-                if step(work, cfg, 0, action) == PLAYING:
-                    play_out(step, legal_mask, policy, work, cfg, 0, mask, scratch, effort, epsilon)
-                break
-            if best == NO_NODE:  # the tree is full: simulate from here
-                play_out(step, legal_mask, policy, work, cfg, 0, mask, scratch, effort, epsilon)
-                break
-            path[depth] = best
-            depth += 1
-            node = best
-            status = step(work, cfg, 0, action_of[best])
-        for i in range(depth):
-            visits[path[i]] += 1.0
-            value[path[i]] += work[0].rewards[actor_of[path[i]]]
+        depth = descend(sim, tree, cfg, explore, space)
+        backpropagate(tree, depth, work)
+
+
+@njit
+def descend(sim, tree, cfg, explore, space):
+    """One iteration on the world in ``space.work``: follow the best children (``select``)
+    while every action legal here has one, add a child for an untried action (``expand``) and
+    simulate the rest of the hand from it; when the tree is full, simulate from where the descent
+    stopped. Returns how many nodes of ``tree.path`` the iteration went through."""
+    work, mask = space.work, space.mask
+    node = 0
+    depth = 0
+    while True:
+        legal = sim.legal_mask(work, cfg, 0, mask)
+        seat = work[0].current
+        best, untried = select(tree, node, seat, legal, explore, space)
+        if untried > 0 and tree.size[0] < tree.first_child.shape[0]:
+            child = expand(sim, tree, node, seat, untried, cfg, space)
+            tree.path[depth] = child
+            finish_hand(sim, work, cfg, tree.action[child], space)
+            return depth + 1
+        if best == NO_NODE:  # the tree is full: simulate from here
+            play_out(sim, work, cfg, 0, mask, space.scratch)
+            return depth
+        tree.path[depth] = best
+        depth += 1
+        node = best
+        if sim.step(work, cfg, 0, tree.action[best]) != PLAYING:
+            return depth
+
+
+@njit
+def select(tree, node, seat, legal, explore, space):
+    """The child of ``node`` to follow: UCB1 over the children of ``seat`` whose action is legal
+    in this world (``space.mask``), counting the times a child was available in place of its
+    parent's visits, since in other worlds it may not have been. Marks those children's actions
+    in ``space.tried`` and counts them as available once more. Returns the best child
+    (``NO_NODE`` if none) and how many legal actions have no child yet."""
+    mask, tried = space.mask, space.tried
+    tried[:] = 0
+    untried = legal
+    best = NO_NODE
+    best_score = -np.inf
+    child = tree.first_child[node]
+    while child != NO_NODE:
+        action = tree.action[child]
+        if tree.actor[child] == seat and mask[action]:
+            tree.available[child] += 1.0
+            tried[action] = 1
+            untried -= 1
+            visits = tree.visits[child]
+            score = tree.value[child] / visits + explore * np.sqrt(np.log(tree.available[child]) / visits)
+            if score > best_score:
+                best, best_score = child, score
+        child = tree.sibling[child]
+    return best, untried
+
+
+@njit
+def expand(sim, tree, node, seat, untried, cfg, space):
+    """Add to ``node`` a child for one of the ``untried`` legal actions of ``seat`` and return
+    it. The strategy's own choice is tried first, then the others at random, so the tree
+    starts out following the strategy and improves on it."""
+    work, mask, tried = space.work, space.mask, space.tried
+    action = sim.policy(work, cfg, 0, mask, space.scratch, sim.effort)
+    if tried[action]:
+        rank = below(work, 0, untried)
+        action = -1
+        while rank >= 0:
+            action += 1
+            if mask[action] and not tried[action]:
+                rank -= 1
+    child = tree.size[0]
+    tree.size[0] += 1
+    tree.action[child] = action
+    tree.actor[child] = seat
+    tree.available[child] = 1.0
+    tree.sibling[child] = tree.first_child[node]
+    tree.first_child[node] = child
+    return child
+
+
+@njit
+def backpropagate(tree, depth, work):
+    """Credit the hand's result in ``work`` to the first ``depth`` nodes of ``tree.path``, each
+    with the reward of the seat that chose its edge."""
+    for i in range(depth):
+        node = tree.path[i]
+        tree.visits[node] += 1.0
+        tree.value[node] += work[0].rewards[tree.actor[node]]
 
 
 # ---------------------------------------------------------------------------------------------- agents
@@ -278,9 +319,20 @@ class SearchAgent(StatefulAgent):
         self.hooks = (*game.compiled, heuristic_policy(game))
         self.rng = np.zeros(1, RNG_DTYPE)
         self.rng[0]["rng"] = game_seed(0 if seed is None else seed, 0)
-        self.work = game.new_state(1)
-        self.scratch = game.new_state(SCRATCH_RECORDS)
         self.mask = np.zeros(game.num_actions, np.int8)
+        self.space = Workspace(
+            rng=self.rng,
+            world=game.new_state(1),
+            work=game.new_state(1),
+            scratch=game.new_state(SCRATCH_RECORDS),
+            mask=self.mask,
+            tried=np.zeros(game.num_actions, np.int8),
+        )
+
+    def simulator(self) -> Simulator:
+        """The compiled loops' view of the variant and of ``effort`` and ``epsilon`` as they
+        are now (built per move, so changing either attribute takes effect)."""
+        return Simulator(*self.hooks, self.effort, self.epsilon)
 
     def random_state(self) -> int:
         return int(self.rng[0]["rng"])
@@ -315,10 +367,6 @@ class PIMCAgent(SearchAgent):
     name = "pimc"
     epsilon = 0.0  # each action meets the same world: deterministic simulations compare best
 
-    def __init__(self, game: Game, seed: int | None = None, **budget) -> None:
-        super().__init__(game, seed, **budget)
-        self.world = game.new_state(1)
-
     def act_state(self, state: np.ndarray, g: int) -> int:
         only = self.forced(state, g)
         if only is not None:
@@ -326,14 +374,11 @@ class PIMCAgent(SearchAgent):
         legal = int(self.mask.sum())
         totals = np.zeros(self.game.num_actions)
         counts = np.zeros(self.game.num_actions)
+        sim = self.simulator()
         cfg = self.game.packed_config
 
         def search_chunk(simulations: int) -> None:
-            worlds = max(1, simulations // legal)
-            pimc_search(
-                *self.hooks, state, cfg, g, worlds, self.effort, self.epsilon, self.rng, totals, counts,
-                self.world, self.work, self.scratch, self.mask,
-            )  # fmt: skip
+            pimc_search(sim, state, cfg, g, max(1, simulations // legal), totals, counts, self.space)
 
         self.spend(search_chunk)
         means = np.where(counts > 0, totals / np.maximum(counts, 1), -np.inf)
@@ -350,7 +395,6 @@ class ISMCTSAgent(SearchAgent):
     def __init__(self, game: Game, seed: int | None = None, explore: float = 1.0, **budget) -> None:
         super().__init__(game, seed, **budget)
         self.explore = explore
-        self.tried = np.zeros(game.num_actions, np.int8)
 
     def act_state(self, state: np.ndarray, g: int) -> int:
         only = self.forced(state, g)
@@ -359,17 +403,14 @@ class ISMCTSAgent(SearchAgent):
         root_mask = self.mask.copy()
         seat = self.game.current_seat(state, g)
         capacity = self.simulations + 1 if self.milliseconds is None else 1 << 16
-        tree = Tree(capacity)
-        path = np.zeros(capacity, np.int64)
+        tree = Tree.empty(capacity)
+        sim = self.simulator()
         cfg = self.game.packed_config
 
         def search_chunk(iterations: int) -> None:
             room = capacity - int(tree.size[0])
-            tree_search(
-                *self.hooks, tree.arrays(), state, cfg, g, min(iterations, max(room, 1)), self.sample,
-                self.explore, self.effort, self.epsilon, self.rng, self.work, self.scratch, self.mask, self.tried,
-                path,
-            )  # fmt: skip
+            iterations = min(iterations, max(room, 1))
+            tree_search(sim, tree, state, cfg, g, iterations, self.sample, self.explore, self.space)
 
         self.spend(search_chunk)
         best, most = -1, -1.0
