@@ -36,7 +36,8 @@ import numpy as np
 from numba import njit
 
 from agents.base import StatefulAgent
-from agents.heuristic import SCRATCH_RECORDS, heuristic_policy
+from agents.heuristic import FULL_EFFORT, SCRATCH_RECORDS, heuristic_policy
+from agents.options import bounded_float, bounded_int
 from domino_env.game import Game
 from domino_env.games.core import PLAYING
 from domino_env.rng import below, game_seed, next_u64
@@ -47,6 +48,15 @@ CHUNK = 64  # simulations per compiled call under a time budget
 ROLLOUT_EFFORT = 16  # look-ahead of the strategy in simulations (FULL_EFFORT would be slow)
 
 RNG_DTYPE = np.dtype((np.record, [("rng", np.uint64)]))  # an agent's own generator
+
+# Bounds on the options, which may come from a command line, a config or a web request. A move
+# must end and fit in memory: 100,000 simulations take seconds a move (a simulation costs
+# microseconds to tens of microseconds) and size an ISMCTS tree at 100,001 nodes (about 45 bytes
+# each, some 4.5 MB); a time budget stops at a minute a move and its tree has TIME_CAPACITY nodes.
+MAX_SIMULATIONS = 100_000
+MAX_MILLISECONDS = 60_000
+TIME_CAPACITY = 1 << 16  # tree nodes under a time budget
+MAX_EXPLORE = 100.0  # UCB's exploration constant; rewards are of the order of 1
 
 
 class Simulator(NamedTuple):
@@ -308,14 +318,13 @@ class SearchAgent(StatefulAgent):
         epsilon: float | None = None,
         effort: int = ROLLOUT_EFFORT,
     ) -> None:
+        checked = self.check_budget(simulations, milliseconds, epsilon, effort)  # before any work
         super().__init__(game)
-        if simulations < 1 or (milliseconds is not None and milliseconds <= 0):
-            raise ValueError(f"the budget must be positive, got simulations={simulations}, milliseconds={milliseconds}")
-        self.simulations = simulations
-        self.milliseconds = milliseconds
-        if epsilon is not None:
-            self.epsilon = epsilon
-        self.effort = effort
+        self.simulations = checked["simulations"]
+        self.milliseconds = checked["milliseconds"]
+        if checked["epsilon"] is not None:
+            self.epsilon = checked["epsilon"]
+        self.effort = checked["effort"]
         self.hooks = (*game.compiled, heuristic_policy(game))
         self.rng = np.zeros(1, RNG_DTYPE)
         self.rng[0]["rng"] = game_seed(0 if seed is None else seed, 0)
@@ -328,6 +337,32 @@ class SearchAgent(StatefulAgent):
             mask=self.mask,
             tried=np.zeros(game.num_actions, np.int8),
         )
+
+    @classmethod
+    def check_budget(
+        cls,
+        simulations: int = 1000,
+        milliseconds: float | None = None,
+        epsilon: float | None = None,
+        effort: int = ROLLOUT_EFFORT,
+    ) -> dict:
+        """The budget's options checked (a one-line ValueError names a bad one, its value and
+        its range). ``simulations`` is checked even with ``milliseconds`` and is at least 1, and
+        ``milliseconds`` is finite and at least 1: every search has a bound."""
+        return {
+            "simulations": bounded_int(cls.name, "simulations", simulations, 1, MAX_SIMULATIONS),
+            "milliseconds": None
+            if milliseconds is None
+            else bounded_float(cls.name, "milliseconds", milliseconds, 1, MAX_MILLISECONDS),
+            "epsilon": None if epsilon is None else bounded_float(cls.name, "epsilon", epsilon, 0, 1),
+            "effort": bounded_int(cls.name, "effort", effort, 0, FULL_EFFORT),
+        }
+
+    @classmethod
+    def check_options(cls, **options) -> dict:
+        """The constructor's options checked without a game: the registry checks an agent's spec
+        with this before building it."""
+        return cls.check_budget(**options)
 
     def simulator(self) -> Simulator:
         """The compiled loops' view of the variant and of ``effort`` and ``epsilon`` as they
@@ -393,8 +428,14 @@ class ISMCTSAgent(SearchAgent):
     sample = True
 
     def __init__(self, game: Game, seed: int | None = None, explore: float = 1.0, **budget) -> None:
+        explore = bounded_float(self.name, "explore", explore, 0, MAX_EXPLORE)
         super().__init__(game, seed, **budget)
         self.explore = explore
+
+    @classmethod
+    def check_options(cls, explore: float = 1.0, **budget) -> dict:
+        """The budget's options (:meth:`SearchAgent.check_options`) and ``explore``."""
+        return cls.check_budget(**budget) | {"explore": bounded_float(cls.name, "explore", explore, 0, MAX_EXPLORE)}
 
     def act_state(self, state: np.ndarray, g: int) -> int:
         only = self.forced(state, g)
@@ -402,7 +443,7 @@ class ISMCTSAgent(SearchAgent):
             return only
         root_mask = self.mask.copy()
         seat = self.game.current_seat(state, g)
-        capacity = self.simulations + 1 if self.milliseconds is None else 1 << 16
+        capacity = self.simulations + 1 if self.milliseconds is None else TIME_CAPACITY
         tree = Tree.empty(capacity)
         sim = self.simulator()
         cfg = self.game.packed_config

@@ -101,3 +101,30 @@ def test_the_command_line_names_a_policy_with_search() -> None:
         load_policy("draw_9p+search", game, seed=1)
     with pytest.raises(ValueError, match="simulations must be a positive integer, got 0"):
         load_policy("draw_2p+search:simulations=0", game, seed=1)
+
+
+def test_a_bad_simulations_is_refused_before_any_work() -> None:
+    """NaN, infinite, negative, zero, too large, a bool or a string: a one-line ValueError naming
+    the option, the value and the range, raised before the game or the network is touched."""
+    import math
+
+    from agents.policy_search import MAX_SIMULATIONS
+
+    game = make_game("draw", num_players=2)
+    network = untrained(game)
+    for bad in (math.nan, math.inf, -1, 0, MAX_SIMULATIONS + 1, 8.0, True, "8", None):
+        with pytest.raises(ValueError, match=r"positive integer, got .*; the range is 1 to ") as e:
+            PolicySearchAgent(game, network, simulations=bad)
+        assert "\n" not in str(e.value)
+        with pytest.raises(ValueError, match="simulations must be a positive integer"):
+            PolicySearchAgent(None, None, simulations=bad)  # refused before the game is used
+    for text in ("nan", "inf", "-1", "0", str(MAX_SIMULATIONS + 1), "many"):
+        with pytest.raises(ValueError, match=r"simulations must be a positive integer, got "):
+            load_policy(f"draw_2p+search:simulations={text}", game, seed=1)
+    for good in (1, MAX_SIMULATIONS):
+        assert PolicySearchAgent(game, network, simulations=good).simulations == good
+    agent = PolicySearchAgent(game, network, simulations=1, seed=0)
+    state = positions(game, 1, seed=2)
+    mask = np.zeros(game.num_actions, np.int8)
+    game.legal_mask(state, 0, mask)
+    assert mask[agent.act_state(state, 0)]
