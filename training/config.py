@@ -351,8 +351,11 @@ def load_config(path: str | Path, overrides: list[str] = ()) -> TrainConfig:
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"config file {path} does not exist")
-    with path.open() as handle:
-        values = load_yaml(handle) or {}
+    try:  # a safe loader: a tag that would build an object (!!python/...) is an error, never run
+        with path.open(encoding="utf-8") as handle:
+            values = load_yaml(handle) or {}
+    except (yaml.YAMLError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{path} is not a readable YAML config: {' '.join(str(error).split())}") from None
     if not isinstance(values, dict):
         raise ConfigError(f"{path} must hold a mapping of sections, got {type(values).__name__}")
     config = build_config(values, overrides)

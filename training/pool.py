@@ -122,7 +122,6 @@ class OpponentPool:
         }
 
     def load_state_dict(self, state: dict) -> None:
-        self.rng.bit_generator.state = state["rng"]
         drawable = state["snapshot_ids"]
         self.snapshot_ids = []
         for member_id, (name, weights, score, games) in state["members"].items():
@@ -136,5 +135,6 @@ class OpponentPool:
                 self._add_snapshot(member_id, name, weights, score, games)
         self.snapshot_ids = list(drawable)
         self.next_id = state["next_id"]
+        self.rng.bit_generator.state = state["rng"]  # after _add_snapshot's draws: where the saved pool was
         for member_id, random_state in state.get("random_states", {}).items():  # older checkpoints lack them
             self.members[member_id].agent.set_random_state(random_state)

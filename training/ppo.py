@@ -288,21 +288,61 @@ def resume_run(run: TrainingRun) -> str:
     """Put ``run`` back where its latest checkpoint left it: weights, optimizer, pool, every
     random generator, the games in play and the decisions waiting for their successor. Only
     schedule keys may differ from the checkpoint's config (``config.SCHEDULE_KEYS``). Returns the
-    line the run's log records the resume with."""
-    folder, saved, changes = ckpt.open_resume(run.run_dir, run.config, run.num_updates)
-    run.network.load_state_dict(ckpt.load_network(folder, run.game).state_dict())
-    run.optimizer.load_state_dict(saved["optimizer"])
-    run.pool.load_state_dict(saved["pool"])
-    run.rng.bit_generator.state = saved["rng"]
-    torch.set_rng_state(saved["torch_rng"])
-    run.progress = Progress(**saved["progress"])
-    run.envs.restore(saved["env_state"], saved["mask"])
-    run.obs, run.mask, run.seat = saved["obs"], saved["mask"], saved["seat"]
-    run.owners, run.opponent = saved["owners"], saved["opponent"]
-    run.last, run.episode_reward = saved["last"], saved["episode_reward"]
-    run.buffer.load_state_dict(saved["pending"])
+    line the run's log records the resume with.
+
+    The checkpoint's files are data (training/checkpoint.py): the games' records are read with
+    this engine's own record layout, each array must have the shape and dtype of the one it
+    replaces, and a state that does not fit this run is refused (a CheckpointError)."""
+    folder, saved, changes = ckpt.open_resume(run.run_dir, run.config, run.num_updates, run.envs.state.dtype)
+    network = ckpt.load_network(folder, run.game)
+    try:
+        arrays = {
+            name: _fitting(saved[name], getattr(run, name), name)
+            for name in ("obs", "mask", "seat", "owners", "opponent", "last", "episode_reward")
+        }
+        env_state = _fitting(saved["env_state"], run.envs.state, "env_state")
+        run.network.load_state_dict(network.state_dict())
+        run.optimizer.load_state_dict(saved["optimizer"])
+        run.pool.load_state_dict(saved["pool"])
+        run.rng.bit_generator.state = saved["rng"]
+        torch.set_rng_state(saved["torch_rng"])
+        run.progress = Progress(**saved["progress"])
+        run.envs.restore(env_state, arrays["mask"])
+        for name, values in arrays.items():
+            setattr(run, name, values)
+        if not all(type(v) in (int, float) for v in vars(run.progress).values()):
+            raise ValueError(f"progress counters that are not numbers: {vars(run.progress)}")
+        if not all(type(i) is int and i >= 0 for i in run.pool.members) or not set(run.pool.snapshot_ids) <= set(
+            run.pool.members
+        ):
+            raise ValueError("the opponent pool's members are not numbered as a pool numbers them")
+        members = set(run.pool.members) | {SELF}
+        if not set(run.owners.ravel().tolist()) <= members or not set(run.opponent.tolist()) <= members:
+            raise ValueError("games are seated with players the opponent pool does not hold")
+        pending = saved["pending"]
+        if not isinstance(pending, dict) or set(pending) != set(run.buffer.state_dict()):
+            raise ValueError("the pending decisions do not have the buffer's fields")
+        for name, values in pending.items():
+            _fitting(values, getattr(run.buffer, name)[: len(values)], f"pending/{name}")
+        if len({len(values) for values in pending.values()}) != 1 or len(pending["action"]) > len(run.buffer.action):
+            raise ValueError("the pending decisions do not fit the buffer")
+        run.buffer.load_state_dict(pending)
+        if run.last.min() < -1 or run.last.max() >= run.buffer.count:
+            raise ValueError("the seats' latest decisions point outside the pending decisions")
+    except (KeyError, TypeError, ValueError, IndexError, RuntimeError, OverflowError, AttributeError) as error:
+        raise ckpt.CheckpointError(
+            f"{folder}: the training state does not fit this run: {' '.join(str(error).split())[:300]}"
+        ) from None
     changed = "".join(f"; {key}: {before} -> {after}" for key, (before, after) in changes.items())
     return f"resumed at update {run.progress.update} from {folder}{changed}"
+
+
+def _fitting(saved: object, current: np.ndarray, name: str) -> np.ndarray:
+    """``saved`` if it is an array of ``current``'s shape and dtype."""
+    if not isinstance(saved, np.ndarray) or saved.shape != current.shape or saved.dtype != current.dtype:
+        found = f"{saved.dtype} {saved.shape}" if isinstance(saved, np.ndarray) else type(saved).__name__
+        raise ValueError(f"{name} is {found}, this run needs {current.dtype} {current.shape}")
+    return saved
 
 
 def setup_run(config: TrainConfig, run_dir: Path, resume: bool) -> tuple[TrainingRun, MetricsLogger]:
