@@ -45,7 +45,7 @@ def url() -> Iterator[str]:
     defaults = {"variant": "draw", "options": {"num_players": 2}, "opponent": "greedy", "seat": 0, "seed": 2}
     server = make_server(lambda name, game, seed: make_agent(name, game, seed=seed), defaults)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_port}/"
+    yield server.url  # the page's address with this run's token, as the server prints it
     server.shutdown()
     server.server_close()
 

@@ -10,57 +10,76 @@ import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import pytest
 
 from agents import RandomAgent, make_agent
-from arena.web.server import MAX_GAMES, make_server
+from arena.web.server import MAX_GAMES, PlayServer, make_server
 
 
 def loader(name: str, game, seed: int):
     return make_agent(name, game, seed=seed)
 
 
-@pytest.fixture(scope="module")
-def url() -> Iterator[str]:
-    defaults = {"variant": "draw", "options": {"num_players": 2}, "opponent": "random", "seat": 0, "seed": 0}
-    server = make_server(loader, defaults)
+@dataclass(frozen=True)
+class Site:
+    """A running play server: its address and this run's token (sent as ``X-Token``)."""
+
+    base: str
+    token: str
+
+    @property
+    def page(self) -> str:
+        return f"{self.base}/?token={self.token}"
+
+
+def serving(server: PlayServer) -> Site:
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_port}"
+    return Site(f"http://127.0.0.1:{server.server_port}", server.token)
+
+
+@pytest.fixture(scope="module")
+def url() -> Iterator[Site]:
+    defaults = {"variant": "draw", "options": {"num_players": 2}, "opponent": "random", "seat": 0, "seed": None}
+    server = make_server(loader, defaults)
+    yield serving(server)
     server.shutdown()
     server.server_close()
 
 
-def post(url: str, path: str, body: object, raw: bytes | None = None) -> tuple[int, dict]:
+def post(url: Site, path: str, body: object, raw: bytes | None = None, headers: dict | None = None) -> tuple[int, dict]:
     data = raw if raw is not None else json.dumps(body).encode()
-    request = urllib.request.Request(url + path, data=data, headers={"Content-Type": "application/json"})
+    sent = {"Content-Type": "application/json", "X-Token": url.token} | (headers or {})
+    request = urllib.request.Request(url.base + path, data=data, headers=sent)
     try:
-        with urllib.request.urlopen(request) as answer:
+        with urllib.request.urlopen(request, timeout=30) as answer:
             return answer.status, json.loads(answer.read())
     except urllib.error.HTTPError as error:
         return error.code, json.loads(error.read())
 
 
-def new_game(url: str, **fields) -> dict:
+def new_game(url: Site, **fields) -> dict:
     body = {"variant": "draw", "options": {"num_players": 2}, "opponent": "random", "seat": 0, "seed": 3} | fields
     status, view = post(url, "/api/new", body)
     assert status == 200, view
     return view
 
 
-def test_the_page_is_served_with_the_choices(url: str) -> None:
-    with urllib.request.urlopen(url + "/") as answer:
+def test_the_page_is_served_with_the_choices(url: Site) -> None:
+    with urllib.request.urlopen(url.page) as answer:
         page = answer.read().decode()
     choices = json.loads(page.split('id="choices">')[1].split("</script>")[0])
     assert choices["variants"] == ["draw", "block", "hungarian", "mexican_train"]
     assert "heuristic" in choices["agents"] and choices["pretrained"]["draw_2p"]["variant"] == "draw"
+    assert choices["token"] == url.token  # the page sends it back with every call
 
 
 @pytest.mark.parametrize(
     ("variant", "players", "seat"), [("draw", 2, 0), ("hungarian", 3, 1), ("mexican_train", 3, 2), ("block", 4, 3)]
 )
 def test_a_person_sees_only_their_own_hand_and_plays_a_whole_game(
-    url: str, variant: str, players: int, seat: int
+    url: Site, variant: str, players: int, seat: int
 ) -> None:
     view = new_game(url, variant=variant, options={"num_players": players}, seat=seat)
     assert view["seat"] == seat
@@ -78,12 +97,12 @@ def test_a_person_sees_only_their_own_hand_and_plays_a_whole_game(
     assert view["result"].startswith("game over") and not view["legal"]
 
 
-def refused(url: str, path: str, body: object, status: int, words: str, raw: bytes | None = None) -> None:
+def refused(url: Site, path: str, body: object, status: int, words: str, raw: bytes | None = None) -> None:
     got, answer = post(url, path, body, raw)
     assert got == status and words in answer["error"], answer
 
 
-def test_bad_requests_are_refused_and_change_nothing(url: str) -> None:
+def test_bad_requests_are_refused_and_change_nothing(url: Site) -> None:
     view = new_game(url, seed=5)
     game, step = view["game"], view["step"]
     legal = {a["name"] for a in view["legal"]}
@@ -96,6 +115,12 @@ def test_bad_requests_are_refused_and_change_nothing(url: str) -> None:
     refused(url, "/api/move", {"game": game, "step": step}, 400, "no 'action'")
     refused(url, "/api/move", None, 400, "not JSON", raw=b"{not json")
     refused(url, "/api/move", [1, 2], 400, "must be a JSON object")
+    refused(url, "/api/move", None, 400, "nests too deeply", raw=b"[" * 30_000 + b"]" * 30_000)
+    refused(url, "/api/move", {"game": game, "step": step, "x": [[[[[[[[[[1]]]]]]]]]]}, 400, "nests deeper")
+    refused(url, "/api/move", None, 400, "not JSON", raw=b'{"step": NaN}')
+    refused(url, "/api/move", None, 400, "not JSON", raw=b'{"step": ' + b"9" * 5000 + b"}")
+    refused(url, "/api/new", {"variant": "draw", "opponent": "random", "seed": -1}, 400, "seed must be")
+    refused(url, "/api/new", {"variant": "draw", "opponent": "random", "seed": 2**63}, 400, "seed must be")
     refused(url, "/api/advance", {"game": game, "step": step}, 409, "your turn")
     refused(url, "/api/nothing", {}, 404, "no interface")
     refused(url, "/api/new", {"variant": "chess", "opponent": "random"}, 400, "unknown variant 'chess'")
@@ -108,7 +133,7 @@ def test_bad_requests_are_refused_and_change_nothing(url: str) -> None:
     assert status == 200 and after["step"] > step  # the game was where it was
 
 
-def test_watching_agents_moves_one_step_per_request(url: str) -> None:
+def test_watching_agents_moves_one_step_per_request(url: Site) -> None:
     view = new_game(url, seat=None, variant="mexican_train", options={"num_players": 3})
     assert view["seat"] is None and view["step"] == 0 and 'class="hidden-back"' not in view["svg"]
     refused(url, "/api/move", {"game": view["game"], "step": 0, "action": "draw"}, 409, "nobody plays")
@@ -117,7 +142,7 @@ def test_watching_agents_moves_one_step_per_request(url: str) -> None:
     refused(url, "/api/advance", {"game": view["game"], "step": 0}, 409, "stale")
 
 
-def test_old_games_are_forgotten(url: str) -> None:
+def test_old_games_are_forgotten(url: Site) -> None:
     first = new_game(url)
     for _ in range(MAX_GAMES):
         new_game(url)
@@ -131,8 +156,12 @@ def test_play_web_prints_its_address_and_serves_the_page() -> None:
         line = process.stdout.readline()
         assert line.startswith("domino table at http://127.0.0.1:"), line
         address = line.split()[3]
+        assert "/?token=" in address and len(address.split("=")[1]) >= 43  # 32 random bytes
         with urllib.request.urlopen(address) as answer:
             assert answer.status == 200 and b"draw_2p" in answer.read()
+        with pytest.raises(urllib.error.HTTPError) as refusal:  # the page without the token
+            urllib.request.urlopen(address.split("?")[0])
+        assert refusal.value.code == 403 and b"address the server printed" in refusal.value.read()
     finally:
         process.terminate()
         process.wait(timeout=10)
@@ -151,8 +180,7 @@ def test_a_failing_agent_is_reported_and_the_server_keeps_serving() -> None:
             raise RuntimeError("the network file is damaged")
 
     server = make_server(lambda name, game, seed: Broken(game) if name == "broken" else loader(name, game, seed), {})
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    address = f"http://127.0.0.1:{server.server_port}"
+    address = serving(server)
     try:
         status, answer = post(address, "/api/new", {"variant": "draw", "opponent": "broken", "seat": None})
         assert status == 200

@@ -1,7 +1,7 @@
 """Play in the browser: a small local web server (the standard library's ``http.server``) with
 one page and a JSON interface.
 
-    python -m arena play draw_2p --web      # prints http://127.0.0.1:8000/
+    python -m arena play draw_2p --web      # prints http://127.0.0.1:8000/?token=...
 
 The page (``play.html``) draws the table with :mod:`domino_env.picture` as the person's seat
 sees it: the other hands face down and absent from what is sent. A person plays by clicking a
@@ -11,28 +11,82 @@ the agents answer at once. With no person seated, agents play each other one mov
 The interface, every request a JSON object and every answer the table's view or
 ``{"error": ...}``:
 
-    POST /api/new      {"variant", "options", "opponent", "seat" (null: watch), "seed"}
+    POST /api/new      {"variant", "options", "opponent", "seat" (null: watch), "seed" (null: secret)}
     POST /api/move     {"game", "step", "action"}   the person's action, by name
     POST /api/advance  {"game", "step"}             one agent move
 
 A request that cannot be carried out (malformed, an illegal or out-of-turn move, an unknown game
 id, a ``step`` that is not the game's latest) is answered with an error status and a message,
 and changes nothing. Games are kept in memory, the most recent :data:`MAX_GAMES` of them.
+
+Only its user, and many games at once
+-------------------------------------
+Any web page the user visits can send requests to 127.0.0.1, so the server answers only its own
+page, and no request waits on another game:
+
+* Host and Origin. A request whose ``Host`` is not ``127.0.0.1:PORT`` or ``localhost:PORT``, or
+  whose ``Origin`` (when sent) is not ``http://`` one of those, gets 403: a hostile site that
+  rebinds its DNS name to 127.0.0.1 still sends its own name as the Host, and a page of another
+  origin (another port included) sends its own Origin.
+* A secret token per run, as notebook servers have: the address printed at start carries
+  ``?token=...`` (``secrets.token_urlsafe(32)``). The page is served only to a request with the
+  token, and embeds it; the page sends it back in an ``X-Token`` header on every API call, and
+  an API call without it (compared with ``hmac.compare_digest``) gets 403. A header rather than
+  a cookie: cookies are shared by every port of 127.0.0.1 (and SameSite does not separate
+  ports), so a cookie would reach, and be sent to, any other local server; a custom header is
+  bound to this page's origin, and makes a cross-origin ``fetch`` ask a CORS preflight that
+  this server never grants.
+* Deals. A game's deal follows from its seed, and a spectator sees every hand, so a seed the
+  client chooses must not name another game in progress. Games the server deals take a seed
+  from :mod:`secrets` with the top bit set (``2**63 + secrets.randbits(63)``), which no one can
+  guess or ask for; a client's ``seed`` is accepted only in ``0..2**63-1``, a replayable
+  "practice" deal of the client's own choosing that is therefore never one the server dealt.
+  The page leaves the seed empty (a secret deal) unless the person types one (or the command
+  line gave ``--seed N``, N not 0).
+* Games do not wait on each other: each game has its own lock, held while its agents think, and
+  the games' table is locked only to look a game up or add one. A second request for a game
+  whose agent is still thinking is answered at once (409) instead of queuing behind it. Agents'
+  thinking is bounded: their options are checked with bounded budgets where they are built.
+* Connections. One reception thread reads every connection without blocking until its request
+  has fully arrived (the head and its ``Content-Length`` of body), within
+  :attr:`Handler.timeout` seconds of connecting (else 408 and closed: a half-sent request holds
+  no thread); only then does one of a fixed pool of :data:`WORKERS` threads answer it. So idle
+  or trickling connections cannot take the workers, at most :data:`MAX_CONNECTIONS` are held
+  (the oldest unfinished one is dropped for a new one), the listen backlog is
+  :data:`BACKLOG`, and a client that goes away mid-answer costs one log line.
+* Bodies. JSON objects of at most :data:`MAX_BODY` bytes and :data:`MAX_DEPTH` levels of
+  nesting, with a matching ``Content-Length`` and ``Content-Type: application/json``; anything
+  else is a 4xx answer.
+* Opponents. The page offers the built-in agents, the shipped policies, and the policy named on
+  the command line (a checkpoint or run folder included); :func:`serve` plays only those, so a
+  request cannot make the server read any other file as a checkpoint.
 """
 
 from __future__ import annotations
 
+import hmac
 import importlib.util
+import io
 import json
+import queue
+import re
+import secrets
+import selectors
+import socket
+import sys
 import threading
+import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 
@@ -46,10 +100,17 @@ from domino_env.picture import say_move, table_svg
 PAGE = Path(__file__).parent / "play.html"
 MAX_GAMES = 32
 MAX_BODY = 64 * 1024
+MAX_HEAD = 16 * 1024  # a request's line and headers; the page's are well under 2 KiB
+MAX_DEPTH = 8  # nesting of a request's JSON: {"options": {...}} is 2
+WORKERS = 16  # threads answering complete requests
+BACKLOG = 128  # connections the kernel holds before they are accepted
+MAX_CONNECTIONS = 512  # connections held at once, arriving or being answered
 HOST = "127.0.0.1"
+PRACTICE_SEEDS = 1 << 63  # a client's seed is 0..2**63-1; the server deals 2**63 and above
 # What playing a trained policy needs beyond the core install: the ``train`` extra's torch and
 # safetensors, and the yaml of the runs' configs (imported by ``training.checkpoint``).
 TRAINED_POLICY_MODULES = ("torch", "safetensors", "yaml")
+SEARCH_SUFFIX = "+search"  # agents.policy_search.SUFFIX, which imports torch
 
 PolicyLoader = Callable[[str, Game, int], Agent]
 
@@ -64,16 +125,19 @@ class RequestError(ValueError):
 
 @dataclass
 class Session:
-    """One game in progress: the engine record, who sits where, and what happened."""
+    """One game in progress: the engine record, who sits where, and what happened. Its
+    ``lock`` is held while a request plays it, so that games never wait on each other."""
 
     id: str
     game: Game
     state: np.ndarray
     agents: list[Agent | None]  # None: the person's seat
     names: list[str]
+    practice: int | None = None  # the client's seed of a practice deal; None: a secret deal
     step: int = 0
     last_move: tuple[int, int] | None = None
     log: list[str] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
     def person(self) -> int | None:
@@ -139,6 +203,7 @@ class Session:
             "over": self.over,
             "result": self.result() if self.over else "",
             "log": self.log[-12:],
+            "practice": self.practice,
         }
 
     def result(self) -> str:
@@ -160,7 +225,10 @@ def describe(name: str) -> dict[str, str | None]:
 
 
 class Lobby:
-    """The games in progress and how to start one; every method checks before it changes."""
+    """The games in progress and how to start one; every method checks before it changes.
+
+    ``lock`` guards only the table of games (a lookup, an insertion); playing a game holds that
+    game's own lock, so an agent thinking in one game never holds up a request for another."""
 
     def __init__(self, load_policy: PolicyLoader, defaults: dict[str, Any]) -> None:
         self.load_policy = load_policy
@@ -169,7 +237,9 @@ class Lobby:
         self.lock = threading.Lock()
 
     def choices(self) -> dict[str, Any]:
-        """What the page offers: variants, agents, shipped policies and the game they play."""
+        """What the page offers: variants, agents, shipped policies and the game they play, and
+        the policy named on the command line (an agent with options, a checkpoint, a run)."""
+        agents = list(AGENTS)
         pretrained = {}
         if trained_policies_playable():
             from training import checkpoint as ckpt
@@ -177,7 +247,13 @@ class Lobby:
             for name in ckpt.pretrained_names():
                 variant, options = ckpt.game_of_checkpoint(ckpt.resolve_checkpoint(name))
                 pretrained[name] = {"variant": variant, "options": options}
-        return {"variants": list(VARIANTS), "agents": list(AGENTS), "pretrained": pretrained, "defaults": self.defaults}
+        named = self.defaults.get("opponent")
+        if named and named not in agents and named not in pretrained:
+            if named.partition(":")[0] in AGENTS:
+                agents.append(named)
+            else:  # the game it was resolved for on the command line is the one it plays
+                pretrained[named] = {"variant": self.defaults["variant"], "options": self.defaults["options"]}
+        return {"variants": list(VARIANTS), "agents": agents, "pretrained": pretrained, "defaults": self.defaults}
 
     def new(self, request: dict[str, Any]) -> dict[str, Any]:
         variant = field_of(request, "variant", str)
@@ -187,10 +263,18 @@ class Lobby:
             )
         options = field_of(request, "options", dict, default={})
         opponent = field_of(request, "opponent", str)
-        seed = field_of(request, "seed", int, default=0)
+        practice = field_of(request, "seed", int, default=None)
+        if practice is None:  # a secret deal, never one a client can name (see the module's notes)
+            deal, agent_seed = PRACTICE_SEEDS + secrets.randbits(63), secrets.randbits(63)
+        elif 0 <= practice < PRACTICE_SEEDS:
+            deal = agent_seed = practice
+        else:
+            raise RequestError(
+                HTTPStatus.BAD_REQUEST, f"seed must be 0..{PRACTICE_SEEDS - 1}, or null for a secret deal"
+            )
         try:
             game = make_game(variant, **options)
-            agent = self.load_policy(opponent, game, seed)
+            agent = self.load_policy(opponent, game, agent_seed)
         except (ValueError, TypeError) as error:  # bad options, unknown or unfit policies
             raise RequestError(HTTPStatus.BAD_REQUEST, str(error)) from None
         seat = field_of(request, "seat", int, default=None)
@@ -199,10 +283,10 @@ class Lobby:
         agents: list[Agent | None] = [None if s == seat else agent for s in range(game.num_players)]
         names = [f"player_{s} ({'you' if s == seat else agent.name})" for s in range(game.num_players)]
         state = game.new_state(1)
-        game.seed(state, 0, seed)
+        game.seed(state, 0, deal)
         game.start(state, 0)
-        session = Session(uuid.uuid4().hex[:12], game, state, agents, names)
-        session.agents_until_person()
+        session = Session(uuid.uuid4().hex[:12], game, state, agents, names, practice)
+        session.agents_until_person()  # nobody else can name this game yet: no lock needed
         with self.lock:
             self.sessions[session.id] = session
             while len(self.sessions) > MAX_GAMES:
@@ -210,9 +294,8 @@ class Lobby:
         return session.view()
 
     def move(self, request: dict[str, Any]) -> dict[str, Any]:
-        with self.lock:
-            session = self.current(request)
-            name = field_of(request, "action", str)
+        name = field_of(request, "action", str)
+        with self.playing(request) as session:
             if session.person is None:
                 raise RequestError(HTTPStatus.CONFLICT, "nobody plays in this game: agents play each other (advance)")
             if session.over:
@@ -232,8 +315,7 @@ class Lobby:
             return session.view()
 
     def advance(self, request: dict[str, Any]) -> dict[str, Any]:
-        with self.lock:
-            session = self.current(request)
+        with self.playing(request) as session:
             if session.over:
                 raise RequestError(HTTPStatus.CONFLICT, "the game is over: start a new one")
             if session.to_act() == session.person:
@@ -241,24 +323,56 @@ class Lobby:
             session.agent_move()
             return session.view()
 
-    def current(self, request: dict[str, Any]) -> Session:
-        """The session a request names, refused unless ``step`` is its latest."""
+    @contextmanager
+    def playing(self, request: dict[str, Any]) -> Iterator[Session]:
+        """The session a request names, held for this request alone, and refused unless
+        ``step`` is its latest. A game already being played (its agent thinking) is refused at
+        once rather than waited for: the request would be stale by then anyway, and a worker
+        thread is not tied up waiting."""
         game_id = field_of(request, "game", str)
-        if game_id not in self.sessions:
-            raise RequestError(HTTPStatus.NOT_FOUND, f"no game {game_id!r} here (finished long ago, or never started)")
-        session = self.sessions[game_id]
         step = field_of(request, "step", int)
-        if step != session.step:
-            raise RequestError(
-                HTTPStatus.CONFLICT, f"stale request: it answers move {step}, the game is at move {session.step}"
-            )
-        return session
+        with self.lock:
+            session = self.sessions.get(game_id)
+        if session is None:
+            raise RequestError(HTTPStatus.NOT_FOUND, f"no game {game_id!r} here (finished long ago, or never started)")
+        if not session.lock.acquire(blocking=False):
+            raise RequestError(HTTPStatus.CONFLICT, "an agent is still thinking in this game: wait for its move")
+        try:
+            if step != session.step:
+                raise RequestError(
+                    HTTPStatus.CONFLICT, f"stale request: it answers move {step}, the game is at move {session.step}"
+                )
+            yield session
+        finally:
+            session.lock.release()
 
 
 def trained_policies_playable() -> bool:
     """Whether trained policies can be played here: not in a core-only install, where the page
     then offers the built-in agents only (and the server never imports torch)."""
     return all(importlib.util.find_spec(module) is not None for module in TRAINED_POLICY_MODULES)
+
+
+def offered_policies(load_policy: Callable[..., Agent], named: str) -> PolicyLoader:
+    """``load_policy`` for the names the page offers only: a built-in agent (with options, whose
+    budgets the agents check), a shipped policy, or the policy named on the command line, each
+    perhaps with search. Anything else, a path to some file above all, is refused."""
+
+    def base(name: str) -> str:
+        return name.partition(":")[0].removesuffix(SEARCH_SUFFIX)
+
+    def load(name: str, game: Game, seed: int) -> Agent:
+        if name.partition(":")[0] not in AGENTS and name != named:
+            shipped: list[str] = []
+            if trained_policies_playable():
+                from training import checkpoint as ckpt
+
+                shipped = ckpt.pretrained_names()
+            if base(name) not in [*shipped, base(named)]:
+                raise ValueError(f"{name!r} is not offered here; the page lists the policies it plays")
+        return load_policy(name, game, seed=seed)
+
+    return load
 
 
 def field_of(request: dict[str, Any], key: str, kind: type, default: Any = ...) -> Any:
@@ -275,48 +389,128 @@ def field_of(request: dict[str, Any], key: str, kind: type, default: Any = ...) 
     return value
 
 
-class Handler(BaseHTTPRequestHandler):
-    """GET / for the page; POST /api/... with a JSON body."""
+def nesting(value: Any) -> int:
+    """How deeply JSON containers nest in ``value`` (0 for a number or string), counted without
+    recursion and stopping once past :data:`MAX_DEPTH`."""
+    deepest, todo = 0, [(value, 1)]
+    while todo and deepest <= MAX_DEPTH:
+        item, depth = todo.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is not None:
+            deepest = max(deepest, depth)
+            todo.extend((child, depth + 1) for child in children)
+    return deepest
 
-    lobby: Lobby
+
+def refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON has")
+
+
+class SocketWriter(io.BufferedIOBase):
+    """The answer's stream: every write sent whole (``sendall``), as ``socketserver`` does."""
+
+    def __init__(self, connection: socket.socket) -> None:
+        self.connection = connection
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        self.connection.sendall(data)
+        with memoryview(data) as view:
+            return view.nbytes
+
+
+class Handler(BaseHTTPRequestHandler):
+    """GET / for the page (with the token); POST /api/... with a JSON body and the token.
+
+    It is given a request that has fully arrived (:class:`PlayServer` reads it first), so it
+    reads from memory; ``timeout`` bounds both that arrival and the sending of the answer."""
+
+    server: PlayServer
+    timeout = 10.0
     routes = {"/api/new": Lobby.new, "/api/move": Lobby.move, "/api/advance": Lobby.advance}
 
+    def setup(self) -> None:
+        self.connection, received = self.request
+        self.connection.settimeout(self.timeout)
+        self.rfile = io.BytesIO(received)
+        self.wfile = SocketWriter(self.connection)
+
     def do_GET(self) -> None:
-        if self.path == "/favicon.ico":
+        if self.foreign():
+            return
+        url = urlsplit(self.path)
+        if url.path == "/favicon.ico":
             self.send_body(HTTPStatus.NO_CONTENT, b"", "image/x-icon")
             return
-        if self.path.split("?")[0] != "/":
-            self.send_json(HTTPStatus.NOT_FOUND, {"error": f"no page {self.path!r}: the game is at /"})
+        if url.path != "/":
+            self.send_json(HTTPStatus.NOT_FOUND, {"error": f"no page {url.path!r}: the game is at /"})
             return
-        choices = json.dumps(self.lobby.choices()).replace("</", "<\\/")
-        self.send_body(HTTPStatus.OK, PAGE.read_text().replace("__CHOICES_JSON__", choices).encode(), "text/html")
+        if not self.server.token_matches(parse_qs(url.query).get("token", [""])[0]):
+            self.send_body(HTTPStatus.FORBIDDEN, NO_TOKEN_PAGE, "text/html")
+            return
+        choices = self.server.lobby.choices() | {"token": self.server.token}
+        text = json.dumps(choices).replace("</", "<\\/")
+        self.send_body(HTTPStatus.OK, PAGE.read_text().replace("__CHOICES_JSON__", text).encode(), "text/html")
 
     def do_POST(self) -> None:
+        if self.foreign():
+            return
         route = self.routes.get(self.path)
         try:
+            if not self.server.token_matches(self.headers.get("X-Token", "")):
+                raise RequestError(
+                    HTTPStatus.FORBIDDEN, "no valid X-Token: use the page at the address the server printed"
+                )
             if route is None:
                 raise RequestError(
                     HTTPStatus.NOT_FOUND, f"no interface {self.path!r}; there are {', '.join(self.routes)}"
                 )
-            self.send_json(HTTPStatus.OK, route(self.lobby, self.read_json()))
+            self.send_json(HTTPStatus.OK, route(self.server.lobby, self.read_json()))
         except RequestError as error:
             self.send_json(error.status, {"error": str(error)})
+        except (BrokenPipeError, ConnectionResetError, TimeoutError):
+            raise  # the client went away: PlayServer notes it in one line
         except Exception as error:  # an agent or checkpoint failing mid-game: say so, keep serving
             self.send_json(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": f"{type(error).__name__}: {error}"})
 
+    def foreign(self) -> bool:
+        """Refuse (403) a request not addressed to this server by its own name (DNS rebinding)
+        or sent from a page of another origin; True when refused."""
+        host = self.headers.get("Host", "").lower()
+        origin = self.headers.get("Origin")
+        if host not in self.server.hosts:
+            reason = f"Host {host!r} is not this server's"
+        elif origin is not None and origin.lower() not in self.server.origins:
+            reason = f"Origin {origin!r} is not this server's page"
+        else:
+            return False
+        self.send_json(HTTPStatus.FORBIDDEN, {"error": f"refused: {reason}"})
+        return True
+
     def read_json(self) -> dict[str, Any]:
+        if self.headers.get_content_type() != "application/json":
+            raise RequestError(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "the request body must be application/json")
         try:
             length = int(self.headers.get("Content-Length", "0"))
         except ValueError:
             raise RequestError(HTTPStatus.BAD_REQUEST, "Content-Length is not a number") from None
         if not 0 < length <= MAX_BODY:
             raise RequestError(HTTPStatus.BAD_REQUEST, f"the request body must be JSON of 1 to {MAX_BODY} bytes")
+        body = self.rfile.read(length)
+        if len(body) != length:
+            raise RequestError(HTTPStatus.BAD_REQUEST, f"the body has {len(body)} bytes, not its Content-Length")
         try:
-            request = json.loads(self.rfile.read(length))
-        except (json.JSONDecodeError, UnicodeDecodeError) as error:
+            request = json.loads(body, parse_constant=refuse_constant)
+        except RecursionError:
+            raise RequestError(HTTPStatus.BAD_REQUEST, "the request body nests too deeply") from None
+        except (ValueError, UnicodeDecodeError) as error:  # JSONDecodeError, NaN, a 5000-digit number
             raise RequestError(HTTPStatus.BAD_REQUEST, f"the request body is not JSON: {error}") from None
         if not isinstance(request, dict):
             raise RequestError(HTTPStatus.BAD_REQUEST, "the request body must be a JSON object")
+        if nesting(request) > MAX_DEPTH:
+            raise RequestError(HTTPStatus.BAD_REQUEST, f"the request body nests deeper than {MAX_DEPTH} levels")
         return request
 
     def send_json(self, status: HTTPStatus, body: dict[str, Any]) -> None:
@@ -327,6 +521,10 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", f"{kind}; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "no-store")
+        self.send_header("Referrer-Policy", "no-referrer")  # the page's address holds the token
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("X-Frame-Options", "DENY")
+        self.send_header("Content-Security-Policy", PAGE_POLICY)
         self.end_headers()
         self.wfile.write(body)
 
@@ -334,15 +532,232 @@ class Handler(BaseHTTPRequestHandler):
         pass  # the terminal shows the address, not every request
 
 
-def make_server(load_policy: PolicyLoader, defaults: dict[str, Any], port: int = 0) -> ThreadingHTTPServer:
-    """A server on 127.0.0.1 (``port`` 0: any free port; read it from ``server.server_port``)."""
-    handler = type("BoundHandler", (Handler,), {"lobby": Lobby(load_policy, defaults)})
-    return ThreadingHTTPServer((HOST, port), handler)
+# The page is only ever framed by nobody, calls only its own server, and loads nothing else
+# (its script and style are inline: a script-src rule would only stop tools that evaluate).
+PAGE_POLICY = "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+NO_TOKEN_PAGE = (
+    b"<!doctype html><meta charset='utf-8'><title>403: open the printed address</title>"
+    b"<h1>403 Forbidden</h1><p>This page opens only at the address the server printed when it started "
+    b"(<code>http://127.0.0.1:PORT/?token=...</code>): copy it from the terminal where "
+    b"<code>python -m arena play ... --web</code> runs.</p>"
+)
+HEAD_END = re.compile(rb"\r?\n\r?\n")
+CONTENT_LENGTH = re.compile(rb"^content-length[ \t]*:[ \t]*([^\r\n]*)", re.IGNORECASE | re.MULTILINE)
+
+
+@dataclass
+class Arrival:
+    """A connection whose request is still arriving, and what has come so far."""
+
+    address: tuple[str, int]
+    deadline: float
+    data: bytearray = field(default_factory=bytearray)
+
+    def complete(self) -> bool:
+        """Whether the request has fully arrived: its head, and as many bytes of body as its
+        Content-Length says (one that is not a number, or out of bounds, is complete at once:
+        the handler refuses it)."""
+        end = HEAD_END.search(self.data)
+        if end is None:
+            return False
+        length = CONTENT_LENGTH.search(self.data, 0, end.start())
+        try:
+            wanted = int(length.group(1)) if length else 0
+        except ValueError:
+            return True
+        return not 0 <= wanted <= MAX_BODY or len(self.data) - end.end() >= wanted
+
+
+class PlayServer(HTTPServer):
+    """The play server: its lobby, its token, the names it answers to, one reception thread
+    that reads requests as they arrive, and a fixed pool of workers answering complete ones.
+
+    ``ThreadingHTTPServer`` starts a thread per connection, each blocked reading until its
+    client sends: a few hundred idle connections are a few hundred threads. Here a connection
+    costs a socket in a selector until its request is whole, and at most :data:`WORKERS`
+    threads ever answer."""
+
+    request_queue_size = BACKLOG
+
+    def __init__(self, lobby: Lobby, port: int = 0, workers: int = WORKERS) -> None:
+        super().__init__((HOST, port), Handler)
+        self.lobby = lobby
+        self.token = secrets.token_urlsafe(32)
+        self.hosts = {f"127.0.0.1:{self.server_port}", f"localhost:{self.server_port}"}
+        self.origins = {f"http://{host}" for host in self.hosts}
+        self.workers = ThreadPoolExecutor(workers, thread_name_prefix="domino-web")
+        self.answering = 0  # connections handed to the workers and not yet closed
+        self.count_lock = threading.Lock()
+        self.arriving: OrderedDict[socket.socket, Arrival] = OrderedDict()  # oldest first
+        self.inbox: queue.SimpleQueue[tuple[socket.socket, tuple[str, int]]] = queue.SimpleQueue()
+        self.selector = selectors.DefaultSelector()
+        self.wake_in, self.wake_out = socket.socketpair()
+        self.wake_in.setblocking(False)
+        self.wake_out.setblocking(False)
+        self.selector.register(self.wake_in, selectors.EVENT_READ)
+        self.closing = False
+        self.reception = threading.Thread(target=self.receive, name="domino-web-reception", daemon=True)
+        self.reception.start()
+
+    @property
+    def url(self) -> str:
+        """The page's address, with this run's token."""
+        return f"http://{HOST}:{self.server_port}/?token={self.token}"
+
+    def token_matches(self, given: str) -> bool:
+        return hmac.compare_digest(given.encode("utf-8", "replace"), self.token.encode())
+
+    def log(self, text: str) -> None:
+        print(f"domino table: {text}", file=sys.stderr, flush=True)
+
+    # ------------------------------------------------------------------ arrival (the reception thread)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """Called by ``serve_forever`` for each accepted connection: hand it to the reception."""
+        request.setblocking(False)
+        self.inbox.put((request, client_address))
+        self.wake()
+
+    def wake(self) -> None:
+        with suppress(OSError):  # BlockingIOError: already awake; else closing
+            self.wake_out.send(b"\0")
+
+    def receive(self) -> None:
+        """Read every arriving request without blocking; hand each complete one to a worker,
+        and close those not complete within ``Handler.timeout`` seconds of connecting."""
+        while not self.closing:
+            now = time.monotonic()
+            first = next(iter(self.arriving.values()), None)
+            wait = None if first is None else max(0.0, first.deadline - now)
+            for key, _ in self.selector.select(wait):
+                if key.fileobj is self.wake_in:
+                    self.admit()
+                else:
+                    try:
+                        self.read(key.fileobj)  # type: ignore[arg-type]
+                    except Exception as error:  # never let one connection stop the reception
+                        self.log(f"dropped a connection: {type(error).__name__}: {error}")
+                        if key.fileobj in self.arriving:
+                            self.drop(key.fileobj)  # type: ignore[arg-type]
+            now = time.monotonic()
+            while self.arriving:
+                connection, arrival = next(iter(self.arriving.items()))
+                if arrival.deadline > now:
+                    break
+                self.drop(connection, HTTPStatus.REQUEST_TIMEOUT, "the request did not arrive in time")
+
+    def admit(self) -> None:
+        with suppress(OSError):
+            while self.wake_in.recv(4096):
+                pass
+        while True:
+            try:
+                connection, address = self.inbox.get_nowait()
+            except queue.Empty:
+                return
+            if len(self.arriving) + self.answering >= MAX_CONNECTIONS:
+                if not self.arriving:
+                    self.shutdown_request(connection)
+                    continue
+                self.drop(next(iter(self.arriving)), HTTPStatus.SERVICE_UNAVAILABLE, "too many connections")
+            self.arriving[connection] = Arrival(address, time.monotonic() + self.RequestHandlerClass.timeout)
+            self.selector.register(connection, selectors.EVENT_READ)
+
+    def read(self, connection: socket.socket) -> None:
+        arrival = self.arriving.get(connection)
+        if arrival is None:  # dropped for a newer connection since the selector saw it
+            return
+        try:
+            data = connection.recv(65536)
+        except BlockingIOError:
+            return
+        except OSError:
+            self.drop(connection)
+            return
+        arrival.data += data
+        if not data:  # the client closed its side: answer what came (a short body is refused)
+            if arrival.data:
+                self.hand_over(connection, arrival)
+            else:
+                self.drop(connection)
+        elif arrival.complete():
+            self.hand_over(connection, arrival)
+        elif HEAD_END.search(arrival.data) is None and len(arrival.data) > MAX_HEAD:
+            self.drop(connection, HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, f"headers over {MAX_HEAD} bytes")
+
+    def drop(self, connection: socket.socket, status: HTTPStatus | None = None, reason: str = "") -> None:
+        """Stop waiting for a request: say why in a few bytes (never blocking), and close."""
+        self.selector.unregister(connection)
+        del self.arriving[connection]
+        if status is not None:
+            body = json.dumps({"error": reason}).encode()
+            head = f"HTTP/1.0 {status.value} {status.phrase}\r\nContent-Type: application/json\r\n"
+            with suppress(OSError):
+                connection.send(head.encode() + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+        self.shutdown_request(connection)
+
+    def hand_over(self, connection: socket.socket, arrival: Arrival) -> None:
+        self.selector.unregister(connection)
+        del self.arriving[connection]
+        connection.setblocking(True)
+        with self.count_lock:
+            self.answering += 1
+        self.workers.submit(self.answer, connection, arrival.address, bytes(arrival.data))
+
+    # ------------------------------------------------------------------ answer (a worker thread)
+
+    def answer(self, connection: socket.socket, address: tuple[str, int], received: bytes) -> None:
+        try:
+            if not self.closing:
+                self.finish_request((connection, received), address)
+        except Exception:
+            self.handle_error(connection, address)
+        finally:
+            self.shutdown_request(connection)
+            with self.count_lock:
+                self.answering -= 1
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away (or stopped reading) mid-answer is one line, not a traceback."""
+        error = sys.exc_info()[1]
+        if isinstance(error, (BrokenPipeError, ConnectionResetError, TimeoutError)):
+            where = f"{client_address[0]}:{client_address[1]}" if isinstance(client_address, tuple) else "a client"
+            self.log(f"{where} went away before its answer was sent ({type(error).__name__})")
+        else:
+            super().handle_error(request, client_address)
+
+    def server_close(self) -> None:
+        """Stop listening, close the connections still arriving, and let the workers finish the
+        answers under way (each bounded: agents' thinking is). Closing twice does nothing more."""
+        super().server_close()
+        if self.closing:
+            return
+        self.closing = True
+        self.wake()
+        self.reception.join()
+        for connection in list(self.arriving):
+            self.drop(connection)
+        while True:
+            try:
+                self.shutdown_request(self.inbox.get_nowait()[0])
+            except queue.Empty:
+                break
+        self.workers.shutdown(wait=True)
+        self.selector.close()
+        self.wake_in.close()
+        self.wake_out.close()
+
+
+def make_server(load_policy: PolicyLoader, defaults: dict[str, Any], port: int = 0) -> PlayServer:
+    """A server on 127.0.0.1 (``port`` 0: any free port; read it from ``server.server_port``,
+    and the page's address, token included, from ``server.url``)."""
+    return PlayServer(Lobby(load_policy, defaults), port)
 
 
 def serve(game: Game, policy: str, load_policy: Callable[..., Agent], seat: int, watch: bool, seed: int,
           port: int) -> None:  # fmt: skip
-    """Serve the page until Ctrl-C; its form starts with this game, policy and seat."""
+    """Serve the page until Ctrl-C; its form starts with this game, policy and seat (and a
+    practice deal of ``seed`` when it is not 0: else the server deals in secret)."""
     changed = {key: value for key, value in game.options.items() if value != type(game).defaults.get(key)}
     options = {"num_players": game.num_players, **changed}
     defaults = {
@@ -350,13 +765,14 @@ def serve(game: Game, policy: str, load_policy: Callable[..., Agent], seat: int,
         "options": options,
         "opponent": policy,
         "seat": None if watch else seat,
-        "seed": seed,
+        "seed": seed or None,
     }
     try:
-        server = make_server(lambda name, g, s: load_policy(name, g, seed=s), defaults, port)
+        server = make_server(offered_policies(load_policy, policy), defaults, port)
     except (OSError, OverflowError) as error:  # the port is taken, or not a port
         raise SystemExit(f"error: cannot serve on {HOST}:{port} ({error}); choose another --port") from None
-    print(f"domino table at http://{HOST}:{server.server_port}/  (Ctrl-C to stop)", flush=True)
+    print(f"domino table at {server.url}  (Ctrl-C to stop)", flush=True)
+    print("open that address as printed: its token is this run's password, for this user only", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
