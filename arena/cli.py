@@ -13,17 +13,21 @@ python -m arena replay draw_2p greedy --seed 3 --out game.html   # or game.gif
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
+import math
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
 from agents import AGENTS, make_agent
 from agents.base import Agent
+from agents.tournament import rotated_match
 from arena.evaluation import run_arena
 from domino_env import make_game, raw_env
 from domino_env.game import Game
@@ -36,6 +40,18 @@ TRAIN_EXTRA = ("torch", "safetensors", "yaml")
 
 class UsageError(ValueError):
     """A command line that cannot be carried out; printed without a traceback."""
+
+
+MAX_SEED = 2**63 - 1  # seeds are offset per policy and per game slot, and must stay within the engine's 64 bits
+MAX_PORT = 65535
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse's parser, saying what is wrong with a command line in one line (``error: ...``,
+    exit status 2) instead of its usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"error: {self.prog}: {' '.join(message.split())} (see {self.prog} --help)\n")
 
 
 @contextmanager
@@ -62,21 +78,59 @@ def printed_errors() -> tuple[type[Exception], ...]:
 
 def parse_options(pairs: list[str]) -> dict[str, Any]:
     options = {}
+    for pair in pairs:  # the form first: a core-only install says what is wrong before asking for YAML
+        if "=" not in pair or not pair.split("=", 1)[0].strip():
+            raise UsageError(f"--option {pair!r} is not of the form key=value")
     if pairs:
         with train_extra("--option values (read as YAML)"):
+            import yaml
+
             from training.config import load_yaml
     for pair in pairs:
-        if "=" not in pair:
-            raise UsageError(f"--option {pair!r} is not of the form key=value")
         key, raw = pair.split("=", 1)
-        options[key] = load_yaml(raw)
+        try:
+            options[key.strip()] = load_yaml(raw)
+        except yaml.YAMLError as error:
+            raise UsageError(f"--option {pair!r}: the value is not YAML ({' '.join(str(error).split())})") from None
     return options
+
+
+def made_game(variant: str, options: dict[str, Any]) -> Game:
+    """``make_game``, its refusal of an unknown variant or a bad option a usage error."""
+    try:
+        return make_game(variant, **options)
+    except (TypeError, ValueError) as error:
+        raise UsageError(" ".join(str(error).split())) from None
+
+
+def check_seed(seed: int) -> None:
+    if not 0 <= seed <= MAX_SEED:
+        raise UsageError(f"--seed must lie in [0, {MAX_SEED}], got {seed}")
+
+
+def check_writable(folder: str | Path, flag: str) -> None:
+    """Refuse, before any work, a folder that cannot be made or written in: the nearest part of
+    it that exists must be a folder this user may write in."""
+    folder = Path(folder)
+    existing = folder
+    while not existing.exists() and existing.parent != existing:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise UsageError(f"{flag} {str(folder)!r}: {str(existing)!r} is not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise UsageError(f"{flag} {str(folder)!r}: cannot write in {str(existing)!r}")
+
+
+def arena_slots(game: Game, episodes: int) -> int:
+    """How many deals (game slots) each arena matchup plays: those ``--replays`` may name."""
+    batch = inspect.signature(rotated_match).parameters["batch_size"].default  # what run_arena plays with
+    return max(1, min(batch, math.ceil(episodes / game.num_players)))
 
 
 def resolve_game(args: argparse.Namespace, policies: list[str]) -> Game:
     """The game named on the command line, else the one the first checkpoint was trained on."""
     if args.variant:
-        return make_game(args.variant, **parse_options(args.option))
+        return made_game(args.variant, parse_options(args.option))
     for spec in policies:
         if spec.partition(":")[0] in AGENTS:  # a built-in agent: no game to read from it
             continue
@@ -86,7 +140,7 @@ def resolve_game(args: argparse.Namespace, policies: list[str]) -> Game:
         path = ckpt.resolve_checkpoint(name)
         if path is not None and name not in AGENTS:
             variant, options = ckpt.game_of_checkpoint(path)
-            return make_game(variant, **(options | parse_options(args.option)))
+            return made_game(variant, options | parse_options(args.option))
     raise UsageError("name the game with --variant (and --option key=value), or give a checkpoint")
 
 
@@ -106,7 +160,10 @@ def load_policy(name: str, game: Game, seed: int, deterministic: bool = True) ->
     ``+search`` after a pretrained name or checkpoint, that policy on top of determinized search
     (:mod:`agents.policy_search`)."""
     if name.partition(":")[0] in AGENTS:  # an agent, perhaps with options: pimc:simulations=200
-        return make_agent(name, game, seed=seed)
+        try:
+            return make_agent(name, game, seed=seed)
+        except (TypeError, ValueError) as error:  # unknown or out-of-range options
+            raise UsageError(" ".join(str(error).split())) from None
     with train_extra("trained policies and checkpoints"):
         from agents.policy import PolicyAgent
         from agents.policy_search import SUFFIX, PolicySearchAgent, split_spec
@@ -123,7 +180,10 @@ def load_policy(name: str, game: Game, seed: int, deterministic: bool = True) ->
     network = ckpt.load_network(path, game)
     if checkpoint != name:
         options = split_spec(name)[1]
-        return PolicySearchAgent(game, network, name=label + SUFFIX, seed=seed, **options)
+        try:
+            return PolicySearchAgent(game, network, name=label + SUFFIX, seed=seed, **options)
+        except (TypeError, ValueError) as error:  # its search options out of range
+            raise UsageError(" ".join(str(error).split())) from None
     return PolicyAgent(network, name=label, deterministic=deterministic, seed=seed)
 
 
@@ -161,6 +221,7 @@ def train_command(args: argparse.Namespace) -> None:
             raise UsageError("train needs --config FILE (or --resume RUN_DIR)")
         config = load_config(args.config, overrides)
         run_dir = Path(config.run.dir) / config.run.name
+        check_writable(run_dir, "the run folder (run.dir/run.name)")
         if ckpt.latest_checkpoint(run_dir) is not None:
             raise UsageError(f"{run_dir} already holds a run: use --resume {run_dir} or another --name")
         folder = train(config, run_dir)
@@ -174,12 +235,35 @@ def train_command(args: argparse.Namespace) -> None:
 def evaluate_command(args: argparse.Namespace) -> None:
     if len(args.policies) < 2:
         raise UsageError("evaluate needs at least two policies (agents, pretrained names or checkpoints)")
+    if args.games < 1:
+        raise UsageError(f"--games must be a positive number of episodes per matchup, got {args.games}")
+    check_seed(args.seed)
+    if args.replays and not args.out:
+        raise UsageError("--replays needs --out, the folder the replays are written to")
+    if args.out:
+        check_writable(args.out, "--out")
     game = resolve_game(args, args.policies)
+    if args.replays:
+        slots = arena_slots(game, args.games)
+        outside = [i for i in args.replays if not 0 <= i < slots]
+        if outside:
+            raise UsageError(
+                f"--replays {' '.join(map(str, outside))}: each matchup of --games {args.games} plays "
+                + (f"games 0 to {slots - 1} ({slots} deals, seats rotated over them)" if slots > 1 else "game 0 only")
+            )
     policies: dict[str, Agent] = {}
+    spelled: dict[str, str] = {}  # each policy as the command line names it -> its name in the table
     for i, name in enumerate(args.policies):
         agent = load_policy(name, game, seed=args.seed + i, deterministic=not args.sample)
-        policies[agent.name if agent.name not in policies else f"{agent.name}#{i}"] = agent
-    against = [policies_name for policies_name in policies if policies_name in (args.against or policies)]
+        key = agent.name if agent.name not in policies else f"{agent.name}#{i}"
+        policies[key] = agent
+        spelled.setdefault(name, key)
+    chosen = set()
+    for name in args.against or []:
+        if name not in policies and name not in spelled:
+            raise UsageError(f"--against {name!r} is not one of the policies evaluated: {', '.join(policies)}")
+        chosen.add(name if name in policies else spelled[name])
+    against = [name for name in policies if name in chosen]
     result = run_arena(game, policies, args.games, seed=args.seed, opponents=against if args.against else None)
     print(f"{game.title}, {game.num_players} players, {args.games} episodes per matchup, seats rotated:\n")
     print(result.markdown())
@@ -189,8 +273,6 @@ def evaluate_command(args: argparse.Namespace) -> None:
     if args.replays:
         from arena.replay import save_arena_replays
 
-        if not args.out:
-            raise UsageError("--replays needs --out, the folder the replays are written to")
         paths = save_arena_replays(game, policies, against if args.against else None, args.replays, args.seed, args.out)
         print(f"wrote {len(paths)} replays in {Path(args.out) / 'replays'}")
 
@@ -204,7 +286,11 @@ def ask_action(env, agent: str) -> int:
     for number, action in enumerate(legal):
         print(f"  [{number}] {env.action_name(action)}")
     while True:
-        text = input("your move: ").strip()
+        try:
+            text = input("your move: ").strip()
+        except EOFError:  # stdin closed or not a terminal: nobody to ask
+            print()
+            raise UsageError("the input ended before your move: play reads your moves from the terminal") from None
         if text.isdigit() and int(text) < len(legal):
             return int(legal[int(text)])
         try:
@@ -217,8 +303,13 @@ def ask_action(env, agent: str) -> int:
 
 
 def play_command(args: argparse.Namespace) -> None:
+    check_seed(args.seed)
+    if not 0 <= args.port <= MAX_PORT:
+        raise UsageError(f"--port must lie in [0, {MAX_PORT}] (0: any free port), got {args.port}")
     policies = [args.policy]
     game = resolve_game(args, policies)
+    if not 0 <= args.seat < game.num_players:
+        raise UsageError(f"--seat {args.seat}: {game.title} seats players 0 to {game.num_players - 1}")
     if args.web:
         from arena.web.server import serve
 
@@ -265,6 +356,10 @@ def replay_command(args: argparse.Namespace) -> None:
 
     if Path(args.out).suffix.lower() not in REPLAY_SUFFIXES:
         raise UsageError(f"--out must end in {' or '.join(REPLAY_SUFFIXES)}, got {args.out!r}")
+    if Path(args.out).is_dir():
+        raise UsageError(f"--out {args.out!r} is a folder: name the file to write")
+    check_writable(Path(args.out).parent, "--out")
+    check_seed(args.seed)
     game = resolve_game(args, args.policies)
     if len(args.policies) > game.num_players:
         raise UsageError(
@@ -284,7 +379,7 @@ def replay_command(args: argparse.Namespace) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m arena", description=__doc__.split("\n\n")[0])
+    parser = ArgumentParser(prog="python -m arena", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
 
     train = commands.add_parser("train", help="self-play training from a config")

@@ -19,6 +19,7 @@ import json
 import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from html import escape
 from pathlib import Path
 
 import numpy as np
@@ -132,16 +133,26 @@ def write_html(replay: Replay, path: str | Path, show_hands: bool = False) -> Pa
         )
     data = {"title": replay.title(), "frames": frames, "show_hands": show_hands}
     payload = base64.b64encode(gzip.compress(json.dumps(data).encode(), mtime=0)).decode("ascii")
-    html = PAGE.read_text().replace("__TITLE__", replay.title()).replace("__REPLAY_DATA__", payload)
+    html = fill_page(PAGE.read_text(encoding="utf-8"), {"TITLE": escape(replay.title()), "REPLAY_DATA": payload})
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(html)
+    path.write_text(html, encoding="utf-8")
     return path
+
+
+def fill_page(template: str, values: dict[str, str]) -> str:
+    """``template`` with each ``__NAME__`` replaced by ``values[NAME]``, in one pass: a value
+    is never searched for placeholders itself (a title holding ``__REPLAY_DATA__`` stays text).
+    The values must already be escaped for where they go: agent names, the variant and its
+    options come from the command line and from checkpoint folders' names, so the title is
+    ``html.escape``d, and the positions are base64 (no ``<``, ``&`` or quote to escape)."""
+    placeholders = re.compile("__(" + "|".join(map(re.escape, values)) + ")__")
+    return placeholders.sub(lambda match: values[match[1]], template)
 
 
 def read_html_data(path: str | Path) -> dict:
     """The title and positions a replay page holds (what ``write_html`` stored)."""
-    page = Path(path).read_text()
+    page = Path(path).read_text(encoding="utf-8")
     payload = page.split('id="replay">', 1)[1].split("</script>", 1)[0]
     return json.loads(gzip.decompress(base64.b64decode(payload)))
 

@@ -26,18 +26,20 @@ import argparse
 import csv
 import json
 import shutil
+import sys
 import time
 from pathlib import Path
 
 from agents import make_agent
 from agents.base import Agent
 from agents.policy import PolicyAgent
+from arena.cli import ArgumentParser, UsageError, check_writable
 from arena.evaluation import run_arena
 from arena.matchup import matchup_table
 from domino_env import make_game
 from domino_env.game import Game
 from training import checkpoint as ckpt
-from training.config import TrainConfig, load_config
+from training.config import ConfigError, TrainConfig, load_config
 from training.imitation import round_seed
 from training.ppo import train
 
@@ -206,8 +208,37 @@ def time_profile(run_dir: Path) -> dict[str, float]:
     return profile
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def check_arguments(args: argparse.Namespace) -> None:
+    """Every refusal of a command line, before anything is trained, measured or written."""
+    if args.games < 1:
+        raise UsageError(f"--games must be a positive number of episodes, got {args.games}")
+    if args.search_games < 0:
+        raise UsageError(f"--search-games must be 0 (none) or a positive number of episodes, got {args.search_games}")
+    if not (args.configs or args.evaluate or args.table or args.profile):
+        raise UsageError("nothing to do: give configs to train and ship, --evaluate NAME, --table or --profile RUN")
+    shipped = [name for name in ckpt.pretrained_names() if (ckpt.PRETRAINED_DIR / name / SUMMARY_FILE).is_file()]
+    for name in args.evaluate:
+        if name not in shipped:
+            raise UsageError(f"--evaluate {name!r}: no shipped agent of that name; shipped: {', '.join(shipped)}")
+    for run_dir in args.profile or []:
+        if not (run_dir / "metrics.csv").is_file():
+            raise UsageError(f"--profile {str(run_dir)!r}: no metrics.csv there (give a training run's folder)")
+    for path in args.configs:
+        if not (path.stem.isascii() and path.stem.replace("_", "").isalnum()):
+            raise UsageError(
+                f"{str(path)!r}: the shipped agent is named after its config file, so the name must be a plain "
+                f"identifier ([A-Za-z0-9_]+), got {path.stem!r}"
+            )
+        config = load_config(path, [f"run.dir={json.dumps(args.runs_dir)}"])
+        if EVALUATION_SEED in training_seeds(config):
+            raise UsageError(
+                f"{path}: run.seed {config.run.seed} would train on the evaluation deals (seed {EVALUATION_SEED})"
+            )
+        check_writable(Path(config.run.dir) / config.run.name, "--runs-dir")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = ArgumentParser(prog="python -m arena.ship", description=__doc__.split("\n\n")[0])
     parser.add_argument("configs", nargs="*", type=Path)
     parser.add_argument("--games", type=int, default=16000, help="episodes against each fair agent")
     parser.add_argument("--search-games", type=int, default=0, help="episodes against PIMC and ISMCTS (0: none)")
@@ -215,7 +246,12 @@ def main() -> None:
     parser.add_argument("--evaluate", nargs="+", metavar="NAME", default=[], help="evaluate shipped agents again")
     parser.add_argument("--table", action="store_true", help="print the pretrained table of the README")
     parser.add_argument("--profile", nargs="+", type=Path, metavar="RUN", help="where each run's time went")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    try:
+        check_arguments(args)
+    except (UsageError, ConfigError, ckpt.CheckpointError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        raise SystemExit(2) from None
     for name in args.evaluate:
         reevaluate(name, args.games, args.search_games)
     if args.table:

@@ -255,18 +255,47 @@ def game_of_checkpoint(path: str | Path) -> tuple[str, dict[str, Any]]:
 
 
 def pretrained_names() -> list[str]:
-    return (
-        sorted(p.name for p in PRETRAINED_DIR.iterdir() if (p / MODEL_FILE).is_file())
-        if PRETRAINED_DIR.is_dir()
-        else []
-    )
+    """The shipped agents' names: the subfolders of :data:`PRETRAINED_DIR` named by a plain
+    identifier that hold weights."""
+    if not PRETRAINED_DIR.is_dir():
+        return []
+    return sorted(p.name for p in PRETRAINED_DIR.iterdir() if _shipped_folder(p.name) is not None)
+
+
+PRETRAINED_PREFIX = "pretrained:"
+
+
+def _shipped_folder(name: str) -> Path | None:
+    """The folder of the shipped agent ``name``, or None. A shipped name is a plain identifier
+    (``[A-Za-z0-9_]+``) naming a folder directly inside :data:`PRETRAINED_DIR`, links resolved:
+    never a path (``../x``, ``/x``) that would lead elsewhere."""
+    if not (name.isascii() and name.replace("_", "").isalnum()):
+        return None
+    root = PRETRAINED_DIR.resolve()
+    folder = (root / name).resolve()
+    if folder.parent != root or not (folder / MODEL_FILE).is_file():
+        return None
+    return PRETRAINED_DIR / name
 
 
 def resolve_checkpoint(name_or_path: str) -> Path | None:
-    """A shipped pretrained agent by name (``draw_2p`` or ``pretrained:draw_2p``), or a path."""
-    name = name_or_path.removeprefix("pretrained:")
-    if (PRETRAINED_DIR / name / MODEL_FILE).is_file():
-        return PRETRAINED_DIR / name
+    """A shipped pretrained agent by name (``draw_2p`` or ``pretrained:draw_2p``), or a path
+    (None where there is nothing). After ``pretrained:`` only a shipped name is accepted (a
+    CheckpointError otherwise); a plain identifier without the prefix is a shipped agent when
+    there is one of that name, and every other text is the user's own path."""
+    if name_or_path.startswith(PRETRAINED_PREFIX):
+        name = name_or_path.removeprefix(PRETRAINED_PREFIX)
+        folder = _shipped_folder(name)
+        if folder is None:
+            shipped = ", ".join(pretrained_names()) or "none"
+            raise CheckpointError(
+                f"{name_or_path!r}: no shipped agent of that name (a shipped name is a plain identifier "
+                f"[A-Za-z0-9_]+ inside {PRETRAINED_DIR}); shipped: {shipped}"
+            )
+        return folder
+    folder = _shipped_folder(name_or_path)
+    if folder is not None:
+        return folder
     path = Path(name_or_path)
     return path if path.exists() else None
 

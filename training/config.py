@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
 import re
 import types
 import typing
@@ -203,11 +204,11 @@ def _check_value(key: str, value: Any, annotation: Any) -> Any:
         if isinstance(value, float) and value.is_integer():  # 1e4, 2.5e6
             return int(value)
         if isinstance(value, bool) or not isinstance(value, int):
-            raise ConfigError(f"{key} must be an integer, got {value!r}")
+            raise ConfigError(f"{key} must be an integer, got {value!r}{_allowed(key)}")
         return value
     if annotation is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ConfigError(f"{key} must be a number, got {value!r}")
+            raise ConfigError(f"{key} must be a number, got {value!r}{_allowed(key)}")
         return float(value)
     if annotation is str:
         if not isinstance(value, str):
@@ -227,6 +228,11 @@ def _check_value(key: str, value: Any, annotation: Any) -> Any:
     raise ConfigError(f"{key}: unsupported field type {annotation}")
 
 
+def _allowed(key: str) -> str:
+    """The allowed range of a numeric field, for a message refusing a value of the wrong type."""
+    return f"; the allowed range is {BOUNDS[key].interval}" if key in BOUNDS else ""
+
+
 def _fill(section: Any, values: dict[str, Any], prefix: str) -> None:
     hints = typing.get_type_hints(type(section))
     names = [f.name for f in dataclasses.fields(section)]
@@ -244,48 +250,103 @@ def _fill(section: Any, values: dict[str, Any], prefix: str) -> None:
             setattr(section, key, _check_value(f"{prefix}{key}", value, hints[key]))
 
 
+@dataclass(frozen=True)
+class Range:
+    """The values a numeric config field may take: from ``low`` to ``high``, ``low`` itself
+    excluded when ``low_open``; ``says`` is how a refusal puts it (default: the interval)."""
+
+    low: float
+    high: float = math.inf
+    low_open: bool = False
+    says: str = ""
+
+    def __contains__(self, value: float) -> bool:
+        above = value > self.low if self.low_open else value >= self.low
+        return above and value <= self.high
+
+    @property
+    def interval(self) -> str:
+        def number(x: float) -> str:
+            return str(x) if isinstance(x, int) else f"{x:g}"
+
+        closing = "]" if math.isfinite(self.high) else ")"
+        return f"{'(' if self.low_open else '['}{number(self.low)}, {number(self.high)}{closing}"
+
+    def refusal(self, key: str, value: float) -> str | None:
+        """Why ``value`` is refused for ``key`` (naming the key, the value and the range), or None."""
+        if isinstance(value, float) and not math.isfinite(value):
+            return f"{key} must be a finite number, got {value!r}; the allowed range is {self.interval}"
+        if value in self:
+            return None
+        says = self.says or f"lie in {self.interval}"
+        allowed = "" if self.interval in says else f"; the allowed range is {self.interval}"
+        return f"{key} must {says}, got {value!r}{allowed}"
+
+
+POSITIVE = Range(0, low_open=True, says="be positive")
+NON_NEGATIVE = Range(0, says="be 0 or more")
+FRACTION = Range(0, 1)
+THREADS = Range(0, says="be 0 (the default) or a positive number of threads")
+
+BOUNDS: dict[str, Range] = {
+    "ppo.num_envs": POSITIVE,
+    "ppo.rollout_steps": POSITIVE,
+    "ppo.total_env_steps": POSITIVE,
+    "ppo.learning_rate": POSITIVE,
+    "ppo.gamma": FRACTION,
+    "ppo.gae_lambda": FRACTION,
+    "ppo.update_epochs": POSITIVE,
+    "ppo.num_minibatches": POSITIVE,
+    "ppo.clip_coef": POSITIVE,
+    "ppo.ent_coef": NON_NEGATIVE,
+    "ppo.vf_coef": NON_NEGATIVE,
+    "ppo.max_grad_norm": POSITIVE,
+    "imitation.rounds": POSITIVE,
+    "imitation.decisions_per_round": POSITIVE,
+    "imitation.epochs": POSITIVE,
+    "imitation.minibatch_size": POSITIVE,
+    "imitation.learning_rate": POSITIVE,
+    "pool.snapshot_every": POSITIVE,
+    "pool.max_snapshots": POSITIVE,
+    "pool.self_play_share": FRACTION,
+    "pool.baseline_share": FRACTION,
+    "pool.pfsp_power": NON_NEGATIVE,
+    "pool.result_decay": FRACTION,
+    "eval.every": POSITIVE,
+    "eval.games": POSITIVE,
+    "run.seed": Range(0, 2**63 - 1),
+    "run.checkpoint_every": POSITIVE,
+    "run.time_limit_minutes": Range(0, says="be 0 (no limit) or a positive number of minutes"),
+    "run.torch_threads": THREADS,
+    "run.engine_threads": THREADS,
+}
+"""The range of every numeric field (``network.hidden_sizes`` is checked on its own)."""
+
+
 def _validate(config: TrainConfig) -> None:
     """Ranges and cross-field rules that types alone do not catch."""
-    p = config.ppo
-    positive = {
-        "ppo.num_envs": p.num_envs,
-        "ppo.rollout_steps": p.rollout_steps,
-        "ppo.total_env_steps": p.total_env_steps,
-        "ppo.update_epochs": p.update_epochs,
-        "ppo.num_minibatches": p.num_minibatches,
-        "ppo.learning_rate": p.learning_rate,
-        "pool.snapshot_every": config.pool.snapshot_every,
-        "pool.max_snapshots": config.pool.max_snapshots,
-        "eval.every": config.eval.every,
-        "eval.games": config.eval.games,
-        "run.checkpoint_every": config.run.checkpoint_every,
-    }
-    for key, value in positive.items():
-        if value <= 0:
-            raise ConfigError(f"{key} must be positive, got {value}")
-    for key, value in {"ppo.gamma": p.gamma, "ppo.gae_lambda": p.gae_lambda}.items():
-        if not 0.0 <= value <= 1.0:
-            raise ConfigError(f"{key} must lie in [0, 1], got {value}")
+    for key, bounds in BOUNDS.items():
+        section, name = key.split(".")
+        refusal = bounds.refusal(key, getattr(getattr(config, section), name))
+        if refusal:
+            raise ConfigError(refusal)
     shares = config.pool.self_play_share + config.pool.baseline_share
-    if min(config.pool.self_play_share, config.pool.baseline_share) < 0 or shares > 1.0 + 1e-9:
-        raise ConfigError(f"pool.self_play_share and pool.baseline_share must be >= 0 and sum to <= 1, got {shares}")
-    if not config.network.hidden_sizes or min(config.network.hidden_sizes) <= 0:
-        raise ConfigError(f"network.hidden_sizes must be positive sizes, got {config.network.hidden_sizes}")
+    if shares > 1.0 + 1e-9:
+        raise ConfigError(f"pool.self_play_share and pool.baseline_share must sum to at most 1, got {shares:g}")
+    from training.checkpoint import MAX_HIDDEN_LAYERS, MAX_HIDDEN_SIZE  # what a checkpoint may hold
+
+    hidden = config.network.hidden_sizes
+    if not 1 <= len(hidden) <= MAX_HIDDEN_LAYERS or not all(1 <= size <= MAX_HIDDEN_SIZE for size in hidden):
+        raise ConfigError(
+            f"network.hidden_sizes must be 1 to {MAX_HIDDEN_LAYERS} sizes from 1 to {MAX_HIDDEN_SIZE}, got {hidden}"
+        )
     if config.network.critic not in CRITICS:
         raise ConfigError(f"network.critic must be one of {', '.join(CRITICS)}, got {config.network.critic!r}")
     if config.network.action_head not in ACTION_HEADS:
         heads = ", ".join(ACTION_HEADS)
         raise ConfigError(f"network.action_head must be one of {heads}, got {config.network.action_head!r}")
-    threads = {"run.torch_threads": config.run.torch_threads, "run.engine_threads": config.run.engine_threads}
-    for key, value in threads.items():
-        if value < 0:
-            raise ConfigError(f"{key} must be 0 (the default) or a positive number of threads, got {value}")
     if config.run.device not in ("auto", "cpu", "cuda") and not config.run.device.startswith("cuda:"):
         raise ConfigError(f"run.device must be auto, cpu or cuda[:N], got {config.run.device!r}")
-    if config.imitation.teacher:
-        for key in ("rounds", "decisions_per_round", "epochs", "minibatch_size", "learning_rate"):
-            if getattr(config.imitation, key) <= 0:
-                raise ConfigError(f"imitation.{key} must be positive, got {getattr(config.imitation, key)}")
     try:
         game = make_game(config.env.variant, **config.env.options)
     except (TypeError, ValueError) as error:
@@ -309,12 +370,14 @@ def parse_override(text: str) -> tuple[list[str], Any]:
     if "=" not in text:
         raise ConfigError(f"override {text!r} is not of the form section.key=value")
     key, raw = text.split("=", 1)
+    if not all(part.strip() for part in key.split(".")):
+        raise ConfigError(f"override {text!r} is not of the form section.key=value")
     if not raw.strip():
         return key.strip().split("."), ""
     try:
         value = load_yaml(raw)
     except yaml.YAMLError as error:
-        raise ConfigError(f"override {text!r}: {error}") from None
+        raise ConfigError(f"override {text!r} is not a YAML value: {' '.join(str(error).split())}") from None
     return key.strip().split("."), value
 
 
@@ -350,7 +413,7 @@ def load_config(path: str | Path, overrides: list[str] = ()) -> TrainConfig:
     """Read a YAML config file; its name becomes the run's default name."""
     path = Path(path)
     if not path.is_file():
-        raise ConfigError(f"config file {path} does not exist")
+        raise ConfigError(f"config file {path} {'is not a file' if path.exists() else 'does not exist'}")
     try:  # a safe loader: a tag that would build an object (!!python/...) is an error, never run
         with path.open(encoding="utf-8") as handle:
             values = load_yaml(handle) or {}

@@ -80,9 +80,16 @@ def pip_defs() -> str:
     return "<defs>" + "".join(groups) + "</defs>"
 
 
+def _value(value: object) -> str:
+    """An attribute's value, escaped for a double-quoted attribute (numbers come out as ``str`` writes them)."""
+    return escape(str(value))
+
+
 def _attributes(classes: str, data: dict[str, str] | None) -> str:
     text = f' class="{escape(classes)}"' if classes else ""
     for key, value in (data or {}).items():
+        if not key.replace("-", "").isalnum():  # an attribute's name cannot be escaped: only plain words
+            raise ValueError(f"data attribute name {key!r} is not a plain word")
         text += f' data-{key}="{escape(value)}"'
     return text
 
@@ -138,16 +145,16 @@ def text(
 ) -> str:
     weight = ' font-weight="bold"' if bold else ""
     return (
-        f'<text x="{x:g}" y="{y:g}" font-size="{size}" fill="{fill}"{weight} text-anchor="{anchor}"'
-        f"{_attributes(classes, None)}>{escape(words)}</text>"
+        f'<text x="{x:g}" y="{y:g}" font-size="{_value(size)}" fill="{_value(fill)}"{weight} '
+        f'text-anchor="{_value(anchor)}"{_attributes(classes, None)}>{escape(words)}</text>'
     )
 
 
 def rect(x: float, y: float, width: float, height: float, fill: str, stroke: str = "none", stroke_width: float = 0,
          radius: float = 6, classes: str = "") -> str:  # fmt: skip
     return (
-        f'<rect x="{x:g}" y="{y:g}" width="{width:g}" height="{height:g}" rx="{radius}" fill="{fill}" '
-        f'stroke="{stroke}" stroke-width="{stroke_width}"{_attributes(classes, None)}/>'
+        f'<rect x="{x:g}" y="{y:g}" width="{width:g}" height="{height:g}" rx="{_value(radius)}" fill="{_value(fill)}" '
+        f'stroke="{_value(stroke)}" stroke-width="{_value(stroke_width)}"{_attributes(classes, None)}/>'
     )
 
 
