@@ -94,14 +94,14 @@ server = make_server(lambda name, g, s: load_policy(name, g, seed=s), {{"variant
 threading.Thread(target=server.serve_forever, daemon=True).start()
 base = f"http://127.0.0.1:{{server.server_port}}"
 try:
-    with urllib.request.urlopen(base + "/") as answer:
+    with urllib.request.urlopen(server.url) as answer:
         assert answer.status == 200 and b"heuristic" in answer.read()
-    lobby = server.RequestHandlerClass.lobby
+    lobby = server.lobby
     assert lobby.choices()["pretrained"] == {{}}
     request = urllib.request.Request(
         base + "/api/new",
         json.dumps({{"variant": "block", "opponent": "heuristic", "seat": 0, "seed": 1}}).encode(),
-        {{"Content-Type": "application/json"}},
+        {{"Content-Type": "application/json", "X-Token": server.token}},
     )
     with urllib.request.urlopen(request) as answer:
         view = json.loads(answer.read())
