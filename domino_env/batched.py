@@ -103,14 +103,38 @@ class BatchedEnv:
         """Continue games saved earlier: ``state`` as :attr:`state` held it, ``mask`` as the reset
         or step that led there returned it. The two go together because :meth:`step` checks the
         next actions against that mask: a state restored alone would be checked against the masks
-        of the games it replaced."""
+        of the games it replaced.
+
+        Both may come from outside (a shared run folder), and the compiled rules check no bounds,
+        so they are checked before anything changes, and a refused restore (a ValueError naming
+        the game) leaves the engine as it was: the records must be ones the rules can produce
+        (:meth:`Game.check_records`), with no game over (this engine restarts a game as it ends),
+        and the mask must be the legal actions of each game's seat to act, as the rules compute
+        them: a mask allowing more would let :meth:`step` feed the rules a move they never
+        expect, such as a draw from an empty boneyard."""
         if state.shape != self.state.shape or mask.shape != (self.batch_size, self.num_actions):
             raise ValueError(
                 f"restore needs a state of shape {self.state.shape} and a mask of shape "
                 f"{(self.batch_size, self.num_actions)}, got {state.shape} and {mask.shape}"
             )
-        self.state[:] = state
-        self._mask = mask.astype(np.int8)  # a copy: the caller's array stays the caller's
+        self.game.check_records(state)
+        over = np.flatnonzero(state["game_over"])
+        if over.size:
+            raise ValueError(f"game {over[0]}: game_over=1, but this engine restarts every game as it ends")
+        records = state.copy()  # contiguous and writable, as the compiled code was compiled for
+        legal = np.zeros((self.batch_size, self.num_actions), np.int8)
+        for g in range(self.batch_size):
+            self.game.legal_mask(records, g, legal[g])
+        differs = np.argwhere(np.asarray(mask) != legal)
+        if differs.size:
+            g, action = (int(i) for i in differs[0])
+            allowed = "allows" if legal[g, action] == 0 else "forbids"
+            raise ValueError(
+                f"game {g}: the mask {allowed} action {action} ({self.game.action_name(action)}), "
+                f"unlike the rules for the seat to act; mask[{g}, {action}]={mask[g, action]}"
+            )
+        self.state[:] = records
+        self._mask = legal
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         if self._mask is None:

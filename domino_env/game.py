@@ -22,7 +22,7 @@ from numba.core.dispatcher import Dispatcher
 from domino_env import options as opt
 from domino_env.games import core
 from domino_env.rng import game_seed
-from domino_env.tiles import parse_tile, tile_faces, tile_name
+from domino_env.tiles import MAX_TILES, TILE_HIGH, parse_tile, tile_faces, tile_name
 
 if TYPE_CHECKING:
     from domino_env.picture.table import Table
@@ -179,6 +179,89 @@ class Game:
     def match_points(self, state: np.ndarray, game: int) -> list[int]:
         return [int(x) for x in state[game]["match_points"][: self.num_players]]
 
+    # ------------------------------------------------------------------ records from outside
+    def check_records(self, state: np.ndarray) -> None:
+        """Refuse game records this game's rules could not have produced, with a one-line
+        ValueError naming the first bad game, the field and its value.
+
+        The compiled rules trust their records and check no bounds: a tile index, a seat or a
+        pointer out of range in a record read from outside (the saved games of a run folder,
+        which people share) would make them read or write out of bounds. So every field they use
+        as an index is checked against what it indexes, every flag against its values, every
+        float for being finite, and the tiles are accounted for (each tile of the set in exactly
+        one place, the counters agreeing with where the tiles are), all in plain numpy over the
+        whole batch, before any compiled code sees the records. The base checks what every
+        variant's record shares; :meth:`_check_variant_records` the rest.
+        """
+        if not isinstance(state, np.ndarray) or state.dtype != self.rules.STATE_DTYPE or state.ndim != 1:
+            found = f"{state.dtype} {state.shape}" if isinstance(state, np.ndarray) else type(state).__name__
+            raise ValueError(f"{self.name} game records must be a 1-d array of its rules' record type, got {found}")
+        check = RecordCheck(state)
+        players, tiles = self.num_players, self.num_tiles
+        numbers = int(TILE_HIGH[tiles - 1]) + 1
+        check.within("game_over", 0, 1)
+        check.within("current", 0, players - 1, f"is not a seat of the {players}")
+        rewards = state["rewards"].astype(np.float64)
+        check.refuse(~np.isfinite(rewards), "rewards", rewards, "is not finite")
+        check.refuse(np.abs(rewards) > 1 + 1e-6, "rewards", rewards, "is outside -1..1, where the rules keep rewards")
+        hand_max, match_max = self._score_bounds()
+        for name, high in (
+            ("rewards", 0),
+            ("hand_points", hand_max),
+            ("pips_left", hand_max),
+            ("match_points", match_max),
+        ):
+            values = rewards if name == "rewards" else check.get(name)
+            seat = np.arange(values.shape[1])
+            check.refuse(
+                (seat >= players) & (values != 0), name, values, f"belongs to no seat of the {players}: it must be 0"
+            )
+            if name != "rewards":
+                check.refuse(
+                    (values < 0) | (values > high), name, values, f"is outside 0..{high}, where the rules keep it"
+                )
+        location = check.get("location")
+        in_set = np.arange(location.shape[1]) < tiles
+        check.refuse(
+            in_set & ((location < core.ON_TABLE) | (location >= players)),
+            "location",
+            location,
+            f"is no place for a tile (-2: on the table, -1: not dealt, 0..{players - 1}: a seat's hand)",
+        )
+        check.refuse(
+            ~in_set & (location != core.UNDEALT),
+            "location",
+            location,
+            f"is a tile outside the set of {tiles}: it must be -1",
+        )
+        location = location[:, :tiles]
+        hand_count = check.get("hand_count")
+        held = np.zeros_like(hand_count)
+        held[:, :players] = (location[:, :, None] == np.arange(players)).sum(1)
+        check.refuse(hand_count != held, "hand_count", hand_count, "but the seat holds {} tiles", held)
+        on_table = (location == core.ON_TABLE).sum(1)
+        check.refuse(
+            check.get("tiles_on_table") != on_table,
+            "tiles_on_table",
+            check.get("tiles_on_table"),
+            "but {} tiles are on the table",
+            on_table,
+        )
+        voids = check.get("voids")
+        check.refuse(voids > 1, "voids", voids, "is not 0 or 1")
+        outside = (np.arange(voids.shape[1])[:, None] >= players) | (np.arange(voids.shape[2]) >= numbers)
+        check.refuse(outside & (voids != 0), "voids", voids, "names no seat or number in play: it must be 0")
+        self._check_variant_records(check)
+
+    def _score_bounds(self) -> tuple[int, int]:
+        """The most a seat's ``hand_points`` (and ``pips_left``) and its ``match_points`` can be."""
+        raise NotImplementedError
+
+    def _check_variant_records(self, check: RecordCheck) -> None:
+        """The variant's part of :meth:`check_records`: its own fields, the line or the trains,
+        the boneyard, and what a game still being played must have (a seat able to go on)."""
+        raise NotImplementedError
+
     # ------------------------------------------------------------------ actions
     def action_name(self, action: int) -> str:
         """Human-readable name of an action index, e.g. ``"play 3-5 on left"``."""
@@ -287,6 +370,167 @@ class LineGame(Game):
 
     def progress(self, state: np.ndarray, game: int) -> str:
         return f"hand {int(state[game]['hand_number']) + 1}" if self.config.match else "one hand"
+
+    def _check_line(self, check: RecordCheck, closed_end: bool) -> None:
+        """The line's part of :meth:`check_records` (``tiles_on_table`` checked already to count
+        the tiles located on the table). ``ends``: -1 before the first tile, else numbers of the
+        set (-1 also for an end closed for the hand where ``closed_end``), as the rules index by
+        them. ``line_first``: where ``place`` can have put the leftmost tile, so that the next
+        tile on either side stays inside ``line_faces``. The faces on the line: numbers of the
+        set, each tile meeting the next, the open ends the outer faces, and the tiles they make
+        exactly those located on the table. ``line_faces`` outside the line is left over from
+        earlier hands and never read, so it is not checked."""
+        tiles = self.num_tiles
+        numbers = int(TILE_HIGH[tiles - 1]) + 1
+        count = check.get("tiles_on_table")
+        empty = count == 0
+        ends = check.get("ends")
+        check.refuse(empty[:, None] & (ends != core.NO_END), "ends", ends, "but no tile is on the line: it must be -1")
+        lowest = core.NO_END if closed_end else 0
+        check.refuse(
+            ~empty[:, None] & ((ends < lowest) | (ends >= numbers)),
+            "ends",
+            ends,
+            f"is not {'-1 (closed) or ' if closed_end else ''}a number of the set (0..{numbers - 1})",
+        )
+        first = check.get("line_first")
+        leftmost = np.where(empty, MAX_TILES, MAX_TILES + 1 - count)
+        check.refuse(
+            (first < leftmost) | (first > MAX_TILES),
+            "line_first",
+            first,
+            f"is outside {{}}..{MAX_TILES}, where a line of tiles_on_table tiles can start",
+            leftmost,
+        )
+        faces = check.get("line_faces")
+        position = np.arange(faces.shape[1])
+        on_line = (position >= first[:, None]) & (position < (first + count)[:, None])
+        check.refuse(
+            on_line[:, :, None] & ((faces < 0) | (faces >= numbers)),
+            "line_faces",
+            faces,
+            f"is not a number of the set (0..{numbers - 1})",
+        )
+        joined = on_line[:, :-1] & on_line[:, 1:]
+        check.refuse(
+            joined & (faces[:, :-1, 1] != faces[:, 1:, 0]),
+            "line_faces",
+            faces[:, :-1, 1],
+            "does not meet the next tile's left face {}",
+            faces[:, 1:, 0],
+            suffix="[1]",
+        )
+        last = np.maximum(first + count - 1, 0)
+        outer = np.stack(
+            [
+                np.take_along_axis(faces[:, :, 0], np.minimum(first, position[-1])[:, None], 1)[:, 0],
+                np.take_along_axis(faces[:, :, 1], np.minimum(last, position[-1])[:, None], 1)[:, 0],
+            ],
+            axis=1,
+        )
+        check.refuse(
+            ~empty[:, None] & (ends != core.NO_END) & (ends != outer),
+            "ends",
+            ends,
+            "but the line's outer face there is {}",
+            outer,
+        )
+        low, high = np.minimum(faces[:, :, 0], faces[:, :, 1]), np.maximum(faces[:, :, 0], faces[:, :, 1])
+        tile = np.where(on_line, high * (high + 1) // 2 + low, 0)
+        game = np.broadcast_to(np.arange(check.games)[:, None], tile.shape)
+        laid = np.bincount((game * tiles + tile)[on_line], minlength=check.games * tiles).reshape(check.games, tiles)
+        location = check.get("location")[:, :tiles]
+        check.refuse(
+            laid != (location == core.ON_TABLE),
+            "location",
+            location,
+            "but the line holds that tile {} times",
+            laid,
+        )
+
+
+class RecordCheck:
+    """A batch of game records under :meth:`Game.check_records`, and how a check refuses them:
+    with the first game, field, index and value where it fails, in one line.
+
+    The checks run in order and stop at the first failure, so a check may use as an index any
+    field an earlier check has passed: numpy then never fails on a bad value in a way that would
+    hide which field held it."""
+
+    def __init__(self, state: np.ndarray) -> None:
+        self.state = state
+        self.games = state.shape[0]
+
+    def get(self, name: str) -> np.ndarray:
+        """Field ``name`` of every record as int64, so that sums and products cannot wrap."""
+        return self.state[name].astype(np.int64)
+
+    def fail(self, bad: np.ndarray, message: Callable[[tuple[int, ...]], str]) -> None:
+        """Raise unless ``bad`` (games first, then the field's own axes) is all false; ``message``
+        says what is wrong at the first bad position (game, then the field's indices)."""
+        if bad.any():
+            where = tuple(int(i) for i in np.argwhere(bad)[0])
+            raise ValueError(f"game {where[0]}: {message(where)}")
+
+    def refuse(
+        self,
+        bad: np.ndarray,
+        field: str,
+        values: np.ndarray,
+        why: str,
+        other: np.ndarray | None = None,
+        suffix: str = "",
+    ) -> None:
+        """Refuse where ``bad`` holds: ``field[index]suffix=value why``, ``why`` formatted with
+        ``other`` at the same position when given."""
+        values = np.broadcast_to(values, bad.shape)
+
+        def message(where: tuple[int, ...]) -> str:
+            index = "".join(f"[{i}]" for i in where[1:])
+            reason = why.format(_scalar(other[where])) if other is not None else why
+            return f"{field}{index}{suffix}={_scalar(values[where])} {reason}"
+
+        self.fail(np.asarray(bad, bool), message)
+
+    def within(self, field: str, low: int, high: int, why: str | None = None) -> np.ndarray:
+        """Refuse values of ``field`` outside ``low..high``; returns the field as int64."""
+        values = self.get(field)
+        self.refuse((values < low) | (values > high), field, values, why or f"is outside {low}..{high}")
+        return values
+
+    def boneyard(self, tiles: int) -> None:
+        """The boneyard (``boneyard``, ``boneyard_top``, ``boneyard_size``, the last two checked
+        already to be ``0 <= top <= size``): the part not drawn yet, which a draw reads at the
+        top, listing exactly the tiles located undealt, each once; every other entry a tile of
+        the set or -1 (``determinize`` erases the drawn part), and no tile listed twice."""
+        entries = self.get("boneyard")
+        size, top = self.get("boneyard_size"), self.get("boneyard_top")
+        position = np.arange(entries.shape[1])
+        dealt = position < size[:, None]
+        undrawn = dealt & (position >= top[:, None])
+        outside = (entries < -1) | (entries >= tiles)
+        self.refuse(outside, "boneyard", entries, f"is neither a tile of the set (0..{tiles - 1}) nor -1")
+        self.refuse(undrawn & (entries < 0), "boneyard", entries, "is still to be drawn, but is not a tile")
+        listed = dealt & (entries >= 0)
+        game = np.broadcast_to(np.arange(self.games)[:, None], entries.shape)
+        times = np.bincount((game * tiles + entries)[listed], minlength=self.games * tiles).reshape(self.games, tiles)
+        self.fail(times > 1, lambda w: f"the boneyard lists tile {w[1]} {times[w]} times")
+        entries = np.maximum(entries, 0)
+        location = self.get("location")[:, :tiles]
+        where = np.take_along_axis(location, entries, axis=1)
+        self.refuse(
+            undrawn & (where != core.UNDEALT), "boneyard", entries, "is not drawn yet, but its location is {}", where
+        )
+        undealt = (location == core.UNDEALT).sum(1)
+        self.fail(
+            undealt != size - top,
+            lambda w: f"{undealt[w]} tiles are located undealt, but the boneyard has {(size - top)[w]} not drawn",
+        )
+
+
+def _scalar(value: Any) -> Any:
+    """A numpy scalar as the Python number it holds, for messages."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 class CompiledRules(NamedTuple):

@@ -11,13 +11,16 @@ import re
 
 import numpy as np
 
-SET_SIZES = (6, 9, 12)
+# The sets the line games accept: the three of the rules, and two tiny ones (6 and 10 tiles) kept
+# for research, small enough that exact methods (CFR, exploitability) can solve whole games.
+SMALL_SET_SIZES = (2, 3)
+SET_SIZES = (*SMALL_SET_SIZES, 6, 9, 12)
 MAX_PIPS = 12
 MAX_TILES = (MAX_PIPS + 1) * (MAX_PIPS + 2) // 2
 
 
 def num_tiles(set_size: int) -> int:
-    """Number of tiles in a double-``set_size`` set (28, 55 or 91)."""
+    """Number of tiles in a double-``set_size`` set (6, 10, 28, 55 or 91)."""
     return (set_size + 1) * (set_size + 2) // 2
 
 

@@ -11,13 +11,15 @@ from typing import Any
 import numpy as np
 
 from domino_env import options as opt
-from domino_env.game import DealTiles, LineGame, as_list
+from domino_env.game import DealTiles, LineGame, RecordCheck, as_list
 from domino_env.games import core
 from domino_env.games import draw_rules as rules
-from domino_env.tiles import SET_SIZES, num_tiles, tile_name, total_pips
+from domino_env.tiles import SET_SIZES, SMALL_SET_SIZES, num_tiles, tile_name, total_pips
 
-# Most players each set can seat, and the default hand size (RULES.md section 1).
-MAX_PLAYERS_FOR_SET = {6: 5, 9: 9, 12: 10}
+# Most players each set can seat, and the default hand size (RULES.md section 1). The tiny sets
+# are not in the rules' table: they seat a few players, each dealt about as many tiles as are left
+# over, so that a Draw game still has a boneyard to draw from.
+MAX_PLAYERS_FOR_SET = {2: 3, 3: 4, 6: 5, 9: 9, 12: 10}
 DOUBLE_SIX_HANDS = {2: 7, 3: 7, 4: 6, 5: 5}
 
 
@@ -26,6 +28,8 @@ def default_set_size(num_players: int) -> int:
 
 
 def default_hand_size(num_players: int, set_size: int) -> int:
+    if set_size in SMALL_SET_SIZES:  # double-two: 2 each for 2 players; double-three: 3, 2, 2
+        return num_tiles(set_size) // (num_players + 1)
     if set_size == 6:
         return DOUBLE_SIX_HANDS.get(num_players, 5)
     if set_size == 9:
@@ -37,7 +41,9 @@ class DrawGame(LineGame):
     """Draw Dominoes (RULES.md section 1).
 
     Options: ``num_players`` (2-10, default 2), ``set_size`` (6, 9 or 12; default by player
-    count), ``hand_size`` (default from the rules' table), ``partnerships`` (4 players only),
+    count; also 2 and 3, tiny sets for exact solvers, seating up to 3 and 4 players),
+    ``hand_size`` (default from the rules' table; for the tiny sets the tiles over players + 1),
+    ``partnerships`` (4 players only),
     ``voluntary_draw``, ``reserve``, ``lead`` (``"highest_double"``, ``"heaviest_tile"`` or
     ``"any"``), ``leader`` (seat that leads the first hand under ``lead="any"``; later hands of a
     match rotate), ``block_scoring`` (``"opponents"`` or ``"difference"``), ``match``,
@@ -78,7 +84,7 @@ class DrawGame(LineGame):
         if players * hand_size > tiles:
             raise ValueError(
                 f"{players} hands of {hand_size} tiles need {players * hand_size} tiles; "
-                f"the double-{set_size} set has {tiles}"
+                f"the double-{set_size} set has {tiles}: choose a smaller hand_size"
             )
         partnerships = opt.boolean("partnerships", v["partnerships"])
         if partnerships and players != 4:
@@ -183,13 +189,83 @@ class DrawGame(LineGame):
             lines.append(f"{agent_names[seat]}{team}: {' '.join(hand) or '-'}  · points {int(s['match_points'][seat])}")
         return "\n".join(lines)
 
+    # ------------------------------------------------------------------ records from outside
+    def _score_bounds(self) -> tuple[int, int]:
+        """A hand scores at most the set's pips (a blocked hand's winner holds the strictly
+        lowest count, so "difference" never goes below 0); a match ends once a total reaches
+        the target, so a total is below it before the last hand."""
+        scale = self.config.points_scale
+        return scale, (self.config.target - 1 + scale if self.config.match else scale)
+
+    def _check_variant_records(self, check: RecordCheck) -> None:
+        """Draw's and Block's part of :meth:`check_records`: the line, the boneyard (drawn from
+        at ``boneyard_top``, so that must stay inside the deal's part and above the reserve),
+        the lead (``lead_tile`` indexes the mask; the leader indexes ``determinize``'s
+        capacities) and what a game still played has: every seat holding a tile (a hand that
+        empties ends). Not checked, as ``determinize`` (for search agents) writes records without
+        them and the rules play on from those safely: that the lead tile is the one the lead rule
+        picks among the hands, and that the hand is not blocked."""
+        cfg = self.config
+        players, tiles = cfg.num_players, cfg.num_tiles
+        self._check_line(check, closed_end=False)
+        undealt = tiles - players * cfg.hand_size
+        size = check.get("boneyard_size")
+        check.refuse(size != undealt, "boneyard_size", size, f"but the deal leaves {undealt} tiles undealt")
+        highest_top = max(undealt - cfg.reserve, 0) if cfg.allow_draw else 0
+        why = "past the tiles that may be drawn" if cfg.allow_draw else "but Block never draws"
+        check.within("boneyard_top", 0, highest_top, f"is outside 0..{highest_top}: {why}")
+        check.boneyard(tiles)
+        leader = check.within("leader", 0, players - 1, f"is not a seat of the {players}")
+        first_leader = check.within("first_leader", 0, players - 1, f"is not a seat of the {players}")
+        hand_number = check.get("hand_number")
+        if not cfg.match:
+            check.refuse(hand_number != 0, "hand_number", hand_number, "but a game of one hand has only hand 0")
+        if cfg.lead != rules.LEAD_HIGHEST_DOUBLE:
+            redeals = check.get("redeals")
+            check.refuse(redeals != 0, "redeals", redeals, "but only lead='highest_double' throws hands in")
+        location = check.get("location")[:, :tiles]
+        leading = check.get("tiles_on_table") == 0
+        lead_tile = check.get("lead_tile")
+        if cfg.lead == rules.LEAD_ANY:
+            check.refuse(
+                lead_tile != -1, "lead_tile", lead_tile, "but under lead='any' any tile may lead: it must be -1"
+            )
+            rotated = (first_leader + hand_number) % players
+            check.refuse(leader != rotated, "leader", leader, "but lead='any' passes the lead to seat {}", rotated)
+        else:
+            check.within("lead_tile", 0, tiles - 1, f"is not a tile of the set (0..{tiles - 1})")
+            at = np.take_along_axis(location, lead_tile[:, None], 1)[:, 0]
+            check.refuse(leading & (at != leader), "lead_tile", lead_tile, "is to lead, but its location is {}", at)
+            check.refuse(~leading & (at != core.ON_TABLE), "lead_tile", lead_tile, "led, but its location is {}", at)
+        live = check.get("game_over") == 0
+        check.refuse(
+            live & leading & (check.get("current") != leader),
+            "leader",
+            leader,
+            "must lead, but seat {} is to act",
+            check.get("current"),
+        )
+        hand_count = check.get("hand_count")[:, :players]
+        check.refuse(
+            live[:, None] & (hand_count < 1), "hand_count", hand_count, "but a hand ends as soon as a seat holds none"
+        )
+        if cfg.match:
+            points = check.get("match_points")[:, :players]
+            check.refuse(
+                live[:, None] & (points >= cfg.target),
+                "match_points",
+                points,
+                f"reaches the target {cfg.target}, but the match goes on",
+            )
+
 
 class BlockGame(DrawGame):
     """Block Dominoes (RULES.md section 2): the draw engine with drawing switched off.
 
     Options: ``num_players`` (2-4), ``hand_size`` (default 7; the undealt tiles are never used),
     ``partnerships`` (default on with 4 players), ``lead`` (default ``"any"``), ``leader``,
-    ``block_scoring``, ``match``, ``target``, ``reward``; ``set_size`` as for draw.
+    ``block_scoring``, ``match``, ``target``, ``reward``; ``set_size`` as for draw (the tiny sets
+    2 and 3 need a ``hand_size`` that fits them, since the default 7 does not).
     """
 
     name = "block"

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from domino_env import options as opt
-from domino_env.game import DealTiles, LineGame, as_list
+from domino_env.game import DealTiles, LineGame, RecordCheck, as_list
 from domino_env.games import core
 from domino_env.games import hungarian_rules as rules
 from domino_env.tiles import tile_name
@@ -77,6 +77,105 @@ class HungarianGame(LineGame):
     def turn_note(self, state: np.ndarray, game: int) -> str:
         """A turn is a run of tiles while one fits: the seat to act may be the one that just played."""
         return "again: the run goes on" if state[game]["run_active"] else ""
+
+    # ------------------------------------------------------------------ records from outside
+    def _score_bounds(self) -> tuple[int, int]:
+        """A hand's penalty is at most the set's pips; a seat whose total reaches the limit plays
+        no further hand (it loses, or is eliminated and then holds nothing)."""
+        scale = rules.POINTS_SCALE
+        return scale, (self.config.limit - 1 + scale if self.config.match else scale)
+
+    def _check_variant_records(self, check: RecordCheck) -> None:
+        """Hungarian's part of :meth:`check_records`: the line (one end closed with
+        ``open_ends=1``), the run (``run_end`` indexes the observation and ``ends``), the seats
+        out of play (``next_in_play`` loops until it finds a seat in play, so a game still played
+        keeps two), the four tiles set aside, and what a game still played has: the seat to act
+        and the leader in play, hands no larger than the deal's. Not checked, as ``determinize``
+        (for search agents) writes records without them and the rules play on from those
+        safely: that a seat in the middle of a run holds a tile for it, and that the hand is not
+        blocked."""
+        cfg = self.config
+        players = cfg.num_players
+        closed = cfg.open_ends == 1
+        self._check_line(check, closed_end=closed)
+        count = check.get("tiles_on_table")
+        ends = check.get("ends")
+        open_ends = (ends != core.NO_END).sum(1)
+        want = 1 if closed else 2
+        check.fail(
+            (count > 0) & (open_ends != want),
+            lambda w: f"ends={ends[w[0]].tolist()}, but open_ends={cfg.open_ends} keeps {want} open",
+        )
+        lost = check.within("lost", 0, 1)
+        seat = np.arange(lost.shape[1])
+        check.refuse(
+            (seat >= players) & (lost != 0), "lost", lost, f"belongs to no seat of the {players}: it must be 0"
+        )
+        live = check.get("game_over") == 0
+        in_play = players - lost.sum(1)
+        check.fail(
+            live & (in_play < 2), lambda w: f"lost={lost[w[0], :players].tolist()} leaves fewer than 2 seats to play on"
+        )
+        if not cfg.elimination:
+            check.refuse(
+                live[:, None] & (lost != 0), "lost", lost, "but only elimination or the match's end puts a seat out"
+            )
+        current = check.get("current")
+        at = np.take_along_axis(lost, current[:, None], 1)[:, 0]
+        check.refuse(live & (at != 0), "current", current, "is a seat out of play")
+        leader = check.within("leader", 0, players - 1, f"is not a seat of the {players}")
+        at = np.take_along_axis(lost, leader[:, None], 1)[:, 0]
+        check.refuse(live & (at != 0), "leader", leader, "is a seat out of play")
+        check.refuse(live & (count == 0) & (current != leader), "current", current, "but seat {} leads", leader)
+        location = check.get("location")
+        aside = (location == rules.SET_ASIDE).sum(1)
+        check.fail(
+            aside != rules.SET_ASIDE_TILES, lambda w: f"{aside[w]} tiles are set aside, not {rules.SET_ASIDE_TILES}"
+        )
+        hand_count = check.get("hand_count")[:, :players]
+        out = lost[:, :players] != 0
+        check.refuse(live[:, None] & out & (hand_count != 0), "hand_count", hand_count, "but the seat is out of play")
+        dealt = (rules.NUM_TILES - rules.SET_ASIDE_TILES) // np.maximum(in_play, 1)
+        check.refuse(
+            live[:, None] & (hand_count > dealt[:, None]),
+            "hand_count",
+            hand_count,
+            "is more than the deal's {}",
+            np.broadcast_to(dealt[:, None], hand_count.shape),
+        )
+        if cfg.end_on_domino:
+            check.refuse(
+                live[:, None] & ~out & (hand_count < 1),
+                "hand_count",
+                hand_count,
+                "but a hand ends as soon as a seat holds none",
+            )
+        active = check.within("run_active", 0, 1)
+        run_end = check.within("run_end", core.NO_END, core.RIGHT)
+        check.refuse(
+            (active == 0) & (run_end != core.NO_END), "run_end", run_end, "but no run is in progress: it must be -1"
+        )
+        check.refuse((count == 0) & (active != 0), "run_active", active, "but no tile is on the line")
+        if closed:
+            check.refuse(
+                (active != 0) & (run_end == core.NO_END),
+                "run_end",
+                run_end,
+                "but with one open end a run is bound to it",
+            )
+        bound_end = np.take_along_axis(ends, np.maximum(run_end, 0)[:, None], 1)[:, 0]
+        check.refuse((run_end != core.NO_END) & (bound_end == core.NO_END), "run_end", run_end, "is a closed end")
+        hand_number = check.get("hand_number")
+        if not cfg.match:
+            check.refuse(hand_number != 0, "hand_number", hand_number, "but a game of one hand has only hand 0")
+        else:
+            points = check.get("match_points")[:, :players]
+            check.refuse(
+                live[:, None] & ~out & (points >= cfg.limit),
+                "match_points",
+                points,
+                f"reaches the limit {cfg.limit}, but the seat plays on",
+            )
 
     # ------------------------------------------------------------------ deals
     def prepare_deal(self, deal: dict[str, Any]) -> tuple[np.ndarray, int]:

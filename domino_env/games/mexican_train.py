@@ -12,11 +12,11 @@ from typing import Any
 import numpy as np
 
 from domino_env import options as opt
-from domino_env.game import DealTiles, Game
+from domino_env.game import DealTiles, Game, RecordCheck
 from domino_env.games import core
 from domino_env.games import mexican_train_rules as rules
 from domino_env.picture.table import Table, Train
-from domino_env.tiles import num_tiles, tile_faces, tile_index, tile_name, total_pips
+from domino_env.tiles import TILE_HIGH, TILE_LOW, num_tiles, tile_faces, tile_index, tile_name, total_pips
 
 # Hand sizes by set and player count (RULES.md section 4).
 HAND_SIZES = {
@@ -188,6 +188,160 @@ class MexicanTrainGame(Game):
                 "or put it in the boneyard"
             )
         return leader
+
+    # ------------------------------------------------------------------ records from outside
+    def _score_bounds(self) -> tuple[int, int]:
+        """A round's penalty is at most ``points_scale``; a match has ``set_size + 1`` rounds."""
+        cfg = self.config
+        return cfg.points_scale, ((cfg.set_size + 1) * cfg.points_scale if cfg.match else cfg.points_scale)
+
+    def _check_variant_records(self, check: RecordCheck) -> None:
+        """Mexican Train's part of :meth:`check_records`. ``round_number`` and ``engine`` name
+        the engine double (``double_tile`` indexes ``location`` with it); ``starter`` and
+        ``pending_train`` index seats and trains; ``train_end`` indexes ``voids`` and the
+        observation; the boneyard is drawn from at ``boneyard_top``. The trains are walked from
+        the engine in ``play_order``, each tile meeting the train's open number, to the
+        ``train_end`` recorded; the tiles on them, the engine and ``train_size`` agree with
+        ``location``; the turn's flags are those a turn can be in; and in a game still played
+        every seat holds a tile (a round ends when a hand empties)."""
+        cfg = self.config
+        players, tiles, trains = cfg.num_players, cfg.num_tiles, cfg.num_players + 1
+        last_round = cfg.set_size if cfg.match else 0
+        round_number = check.within("round_number", 0, last_round, "is not a round of the game")
+        engine = check.within("engine", 0, cfg.set_size, f"is not a number of the set (0..{cfg.set_size})")
+        if cfg.engine != rules.ENGINE_HIGHEST_DOUBLE:
+            check.refuse(
+                engine != cfg.set_size - round_number,
+                "engine",
+                engine,
+                "but this round's engine is {}",
+                cfg.set_size - round_number,
+            )
+        starter = check.within("starter", 0, players - 1, f"is not a seat of the {players}")
+        undealt = tiles - players * cfg.hand_size - int(cfg.engine == rules.ENGINE_SET_ASIDE)
+        size = check.get("boneyard_size")
+        check.refuse(size != undealt, "boneyard_size", size, f"but the deal leaves {undealt} tiles undealt")
+        top = check.get("boneyard_top")
+        check.refuse((top < 0) | (top > size), "boneyard_top", top, "is outside 0..{} (boneyard_size)", size)
+        check.boneyard(tiles)
+        location = check.get("location")[:, :tiles]
+        engine_tile = engine * (engine + 1) // 2 + engine
+        at = np.take_along_axis(location, engine_tile[:, None], 1)[:, 0]
+        check.refuse(at != core.ON_TABLE, "engine", engine, "but its double's location is {}, not the table", at)
+        train_of = check.get("train_of")
+        tile = np.arange(train_of.shape[1])
+        check.refuse(
+            (tile >= tiles) & (train_of != rules.OFF_TRAIN),
+            "train_of",
+            train_of,
+            f"is a tile outside the set of {tiles}: it must be -1",
+        )
+        train_of = train_of[:, :tiles]
+        check.refuse(
+            (train_of < rules.OFF_TRAIN) | (train_of >= trains),
+            "train_of",
+            train_of,
+            f"is not -1 or a train (0..{players})",
+        )
+        on_train = (location == core.ON_TABLE) & (tile[:tiles] != engine_tile[:, None])
+        check.refuse(on_train != (train_of >= 0), "train_of", train_of, "but the tile's location is {}", location)
+        train_size = check.get("train_size")
+        laid = np.zeros_like(train_size)
+        laid[:, :trains] = (train_of[:, :, None] == np.arange(trains)).sum(1)
+        check.refuse(train_size != laid, "train_size", train_size, "but {} tiles lie on that train", laid)
+        train_end = check.within("train_end", 0, cfg.set_size, f"is not a number of the set (0..{cfg.set_size})")
+        unused = np.arange(train_end.shape[1]) >= trains
+        check.refuse(
+            unused & (train_end != engine[:, None]),
+            "train_end",
+            train_end,
+            "is no train of the game: it must be the engine {}",
+            np.broadcast_to(engine[:, None], train_end.shape),
+        )
+        # play_order: the tiles on the table were laid 0 (the engine), 1, 2, ...
+        on_table = location == core.ON_TABLE
+        order = check.get("play_order")[:, :tiles]
+        count = check.get("tiles_on_table")
+        check.refuse(
+            on_table & ((order < 0) | (order >= count[:, None])),
+            "play_order",
+            order,
+            "is outside 0..tiles_on_table-1 ({})",
+            np.broadcast_to(count[:, None] - 1, order.shape),
+        )
+        game = np.broadcast_to(np.arange(check.games)[:, None], order.shape)
+        times = np.bincount((game * tiles + order)[on_table], minlength=check.games * tiles).reshape(check.games, tiles)
+        check.fail(times > 1, lambda w: f"play_order: {times[w]} tiles on the table were laid at the same time {w[1]}")
+        at = np.take_along_axis(order, engine_tile[:, None], 1)[:, 0]
+        check.refuse(at != 0, "play_order", at, "of the engine must be 0")
+        last = self._walk_trains(check, engine, train_of, order)
+        pending = check.within("pending_train", rules.NO_DOUBLE, players, f"is not -1 or a train (0..{players})")
+        double = np.take_along_axis(last, np.maximum(pending, 0)[:, None], 1)[:, 0]
+        is_double = (double >= 0) & (TILE_LOW[np.maximum(double, 0)] == TILE_HIGH[np.maximum(double, 0)])
+        # (A round ended by a seat going out on the satisfying tile keeps its pending_train.)
+        live = check.get("game_over") == 0
+        check.refuse(
+            live & (pending != rules.NO_DOUBLE) & ~is_double,
+            "pending_train",
+            pending,
+            "but that train does not end in a double",
+        )
+        for name in ("marker", "had_turn"):
+            flags = check.within(name, 0, 1)
+            check.refuse(
+                (np.arange(flags.shape[1]) >= players) & (flags != 0),
+                name,
+                flags,
+                f"belongs to no seat of the {players}: it must be 0",
+            )
+        played, drew, opening = (check.within(name, 0, 1) for name in ("turn_played", "turn_drew", "opening"))
+        check.refuse((drew != 0) & (top == 0), "turn_drew", drew, "but nothing was drawn from the boneyard")
+        current = check.get("current")
+        had_turn = check.get("had_turn")
+        starter_had = np.take_along_axis(had_turn, starter[:, None], 1)[:, 0]
+        opening_ok = (current == starter) & (played == 0) & (drew == 0) & (starter_had == 0)
+        opening_ok &= cfg.engine == rules.ENGINE_HIGHEST_DOUBLE  # the only mode with an opening turn
+        check.refuse((opening != 0) & ~opening_ok, "opening", opening, "but this is not the starter's opening turn")
+        passes = check.get("passes")
+        check.refuse(passes < 0, "passes", passes, "is negative")
+        hand_count = check.get("hand_count")[:, :players]
+        check.refuse(
+            live[:, None] & (hand_count < 1), "hand_count", hand_count, "but a round ends as soon as a seat holds none"
+        )
+
+    def _walk_trains(
+        self, check: RecordCheck, engine: np.ndarray, train_of: np.ndarray, order: np.ndarray
+    ) -> np.ndarray:
+        """Follow every train of every game from the engine in ``play_order``, refusing a tile
+        that does not meet the train's open number, and a ``train_end`` other than where the
+        train ends; returns each train's last tile (-1 for an empty train). The k-th tile of
+        every game's sorted trains is taken at once, so the loop runs over positions, not games."""
+        games, trains = check.games, self.num_players + 1
+        on_train = train_of >= 0
+        key = np.where(on_train, train_of * 256 + order, 1 << 20)  # play_order < 91 < 256
+        sorted_tiles = np.argsort(key, axis=1, kind="stable")
+        sorted_key = np.take_along_axis(key, sorted_tiles, 1)
+        open_number = np.broadcast_to(engine[:, None], (games, trains)).copy()
+        last = np.full((games, trains), -1, np.int64)
+        rows = np.arange(games)
+        for k in range(int(on_train.sum(1).max(initial=0))):
+            valid = sorted_key[:, k] < (1 << 20)
+            tile = sorted_tiles[:, k]
+            train = np.where(valid, sorted_key[:, k] // 256, 0)
+            number = open_number[rows, train]
+            low, high = TILE_LOW[tile].astype(np.int64), TILE_HIGH[tile].astype(np.int64)
+            check.fail(
+                valid & (low != number) & (high != number),
+                lambda w, tile=tile, train=train, number=number: (
+                    f"tile {tile_name(int(tile[w[0]]))} on train {train[w[0]]} does not meet its open number "
+                    f"{number[w[0]]} (train_of, play_order)"
+                ),
+            )
+            open_number[rows, train] = np.where(valid, np.where(low == number, high, low), number)
+            last[rows, train] = np.where(valid, tile, last[rows, train])
+        train_end = check.get("train_end")[:, :trains]
+        check.refuse(train_end != open_number, "train_end", train_end, "but the train ends at {}", open_number)
+        return last
 
     # ------------------------------------------------------------------ results
     def match_winners(self, state: np.ndarray, game: int) -> list[int]:
