@@ -16,6 +16,10 @@ from domino_env.game import Game
 from domino_env.tiles import TILE_HIGH, TILE_LOW, TILE_VALUE
 
 ILLEGAL_LOGIT = -1e9
+# The largest network a config may ask for and a checkpoint may hold: checked before anything
+# is allocated, so a hostile checkpoint's metadata cannot ask for gigabytes.
+MAX_HIDDEN_LAYERS = 8
+MAX_HIDDEN_SIZE = 65536
 ACTION_HEADS = ("flat", "tiles")  # one logit per action, or per-tile scores added (TileScores)
 
 

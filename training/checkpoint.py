@@ -32,7 +32,7 @@ import numpy as np
 import torch
 from safetensors.torch import load_file, safe_open, save_file
 
-from agents.network import ACTION_HEADS, PolicyNetwork, network_for
+from agents.network import ACTION_HEADS, MAX_HIDDEN_LAYERS, MAX_HIDDEN_SIZE, PolicyNetwork, network_for
 from domino_env import make_game
 from domino_env.game import Game
 from training.config import ConfigError, TrainConfig, load_config, resume_changes
@@ -45,9 +45,6 @@ STATE_FILE = "training_state.json"  # written last: a checkpoint with it is comp
 LEGACY_STATE_FILE = "training_state.pt"  # a pickle, written by earlier versions: never loaded
 STATE_FORMAT = "domino_env training state"
 STATE_VERSION = 1
-# Bounds on what a checkpoint's metadata may ask for, checked before anything is built from it.
-MAX_HIDDEN_LAYERS = 8
-MAX_HIDDEN_SIZE = 65536
 PRETRAINED_DIR = Path(__file__).parent / "pretrained"
 
 

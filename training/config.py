@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from agents.network import ACTION_HEADS
+from agents.network import ACTION_HEADS, MAX_HIDDEN_LAYERS, MAX_HIDDEN_SIZE
 from domino_env import make_game
 
 
@@ -333,7 +333,6 @@ def _validate(config: TrainConfig) -> None:
     shares = config.pool.self_play_share + config.pool.baseline_share
     if shares > 1.0 + 1e-9:
         raise ConfigError(f"pool.self_play_share and pool.baseline_share must sum to at most 1, got {shares:g}")
-    from training.checkpoint import MAX_HIDDEN_LAYERS, MAX_HIDDEN_SIZE  # what a checkpoint may hold
 
     hidden = config.network.hidden_sizes
     if not 1 <= len(hidden) <= MAX_HIDDEN_LAYERS or not all(1 <= size <= MAX_HIDDEN_SIZE for size in hidden):

@@ -94,18 +94,32 @@ class HungarianGame(LineGame):
         (for search agents) writes records without them and the rules play on from those
         safely: that a seat in the middle of a run holds a tile for it, and that the hand is not
         blocked."""
-        cfg = self.config
-        players = cfg.num_players
-        closed = cfg.open_ends == 1
+        closed = self.config.open_ends == 1
         self._check_line(check, closed_end=closed)
+        self._check_open_ends(check, closed)
+        lost, live, in_play = self._check_seats_in_play(check)
+        out = lost[:, : self.config.num_players] != 0
+        self._check_hands(check, live, out, in_play)
+        self._check_run(check, closed)
+        self._check_match(check, live, out)
+
+    def _check_open_ends(self, check: RecordCheck, closed: bool) -> None:
+        """A line with tiles keeps one end open with ``open_ends=1``, both with 2."""
         count = check.get("tiles_on_table")
         ends = check.get("ends")
         open_ends = (ends != core.NO_END).sum(1)
         want = 1 if closed else 2
         check.fail(
             (count > 0) & (open_ends != want),
-            lambda w: f"ends={ends[w[0]].tolist()}, but open_ends={cfg.open_ends} keeps {want} open",
+            lambda w: f"ends={ends[w[0]].tolist()}, but open_ends={self.config.open_ends} keeps {want} open",
         )
+
+    def _check_seats_in_play(self, check: RecordCheck) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``lost`` per seat, and the seat to act and the leader in play: ``next_in_play`` loops
+        until it finds a seat in play, so a game still played keeps two. Returns ``lost``,
+        whether each game is still played, and how many seats play in it."""
+        cfg = self.config
+        players = cfg.num_players
         lost = check.within("lost", 0, 1)
         seat = np.arange(lost.shape[1])
         check.refuse(
@@ -126,14 +140,18 @@ class HungarianGame(LineGame):
         leader = check.within("leader", 0, players - 1, f"is not a seat of the {players}")
         at = np.take_along_axis(lost, leader[:, None], 1)[:, 0]
         check.refuse(live & (at != 0), "leader", leader, "is a seat out of play")
+        count = check.get("tiles_on_table")
         check.refuse(live & (count == 0) & (current != leader), "current", current, "but seat {} leads", leader)
+        return lost, live, in_play
+
+    def _check_hands(self, check: RecordCheck, live: np.ndarray, out: np.ndarray, in_play: np.ndarray) -> None:
+        """Four tiles set aside; hands no larger than the deal's, empty for seats out of play."""
         location = check.get("location")
         aside = (location == rules.SET_ASIDE).sum(1)
         check.fail(
             aside != rules.SET_ASIDE_TILES, lambda w: f"{aside[w]} tiles are set aside, not {rules.SET_ASIDE_TILES}"
         )
-        hand_count = check.get("hand_count")[:, :players]
-        out = lost[:, :players] != 0
+        hand_count = check.get("hand_count")[:, : self.config.num_players]
         check.refuse(live[:, None] & out & (hand_count != 0), "hand_count", hand_count, "but the seat is out of play")
         dealt = (rules.NUM_TILES - rules.SET_ASIDE_TILES) // np.maximum(in_play, 1)
         check.refuse(
@@ -143,13 +161,18 @@ class HungarianGame(LineGame):
             "is more than the deal's {}",
             np.broadcast_to(dealt[:, None], hand_count.shape),
         )
-        if cfg.end_on_domino:
+        if self.config.end_on_domino:
             check.refuse(
                 live[:, None] & ~out & (hand_count < 1),
                 "hand_count",
                 hand_count,
                 "but a hand ends as soon as a seat holds none",
             )
+
+    def _check_run(self, check: RecordCheck, closed: bool) -> None:
+        """A run in progress is bound to an open end (``run_end`` indexes ``ends``)."""
+        count = check.get("tiles_on_table")
+        ends = check.get("ends")
         active = check.within("run_active", 0, 1)
         run_end = check.within("run_end", core.NO_END, core.RIGHT)
         check.refuse(
@@ -165,17 +188,21 @@ class HungarianGame(LineGame):
             )
         bound_end = np.take_along_axis(ends, np.maximum(run_end, 0)[:, None], 1)[:, 0]
         check.refuse((run_end != core.NO_END) & (bound_end == core.NO_END), "run_end", run_end, "is a closed end")
+
+    def _check_match(self, check: RecordCheck, live: np.ndarray, out: np.ndarray) -> None:
+        """Only a match has hands after the first, and its seats in play are below the limit."""
+        cfg = self.config
         hand_number = check.get("hand_number")
         if not cfg.match:
             check.refuse(hand_number != 0, "hand_number", hand_number, "but a game of one hand has only hand 0")
-        else:
-            points = check.get("match_points")[:, :players]
-            check.refuse(
-                live[:, None] & ~out & (points >= cfg.limit),
-                "match_points",
-                points,
-                f"reaches the limit {cfg.limit}, but the seat plays on",
-            )
+            return
+        points = check.get("match_points")[:, : cfg.num_players]
+        check.refuse(
+            live[:, None] & ~out & (points >= cfg.limit),
+            "match_points",
+            points,
+            f"reaches the limit {cfg.limit}, but the seat plays on",
+        )
 
     # ------------------------------------------------------------------ deals
     def prepare_deal(self, deal: dict[str, Any]) -> tuple[np.ndarray, int]:

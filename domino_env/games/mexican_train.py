@@ -204,8 +204,17 @@ class MexicanTrainGame(Game):
         ``train_end`` recorded; the tiles on them, the engine and ``train_size`` agree with
         ``location``; the turn's flags are those a turn can be in; and in a game still played
         every seat holds a tile (a round ends when a hand empties)."""
+        engine, starter, top = self._check_round(check)
+        engine_tile, train_of = self._check_trains(check, engine)
+        last = self._check_play_order(check, engine, engine_tile, train_of)
+        self._check_turn(check, starter, top, last)
+
+    def _check_round(self, check: RecordCheck) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The round and its engine double (``double_tile`` indexes ``location`` with it), the
+        starter, and the boneyard drawn from at ``boneyard_top``. Returns the engine, the
+        starter and the boneyard's top."""
         cfg = self.config
-        players, tiles, trains = cfg.num_players, cfg.num_tiles, cfg.num_players + 1
+        players, tiles = cfg.num_players, cfg.num_tiles
         last_round = cfg.set_size if cfg.match else 0
         round_number = check.within("round_number", 0, last_round, "is not a round of the game")
         engine = check.within("engine", 0, cfg.set_size, f"is not a number of the set (0..{cfg.set_size})")
@@ -224,6 +233,13 @@ class MexicanTrainGame(Game):
         top = check.get("boneyard_top")
         check.refuse((top < 0) | (top > size), "boneyard_top", top, "is outside 0..{} (boneyard_size)", size)
         check.boneyard(tiles)
+        return engine, starter, top
+
+    def _check_trains(self, check: RecordCheck, engine: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The engine on the table; ``train_of``, ``train_size`` and ``train_end`` in range and
+        agreeing with ``location``. Returns the engine's tile and each tile's train."""
+        cfg = self.config
+        players, tiles, trains = cfg.num_players, cfg.num_tiles, cfg.num_players + 1
         location = check.get("location")[:, :tiles]
         engine_tile = engine * (engine + 1) // 2 + engine
         at = np.take_along_axis(location, engine_tile[:, None], 1)[:, 0]
@@ -258,7 +274,15 @@ class MexicanTrainGame(Game):
             "is no train of the game: it must be the engine {}",
             np.broadcast_to(engine[:, None], train_end.shape),
         )
-        # play_order: the tiles on the table were laid 0 (the engine), 1, 2, ...
+        return engine_tile, train_of
+
+    def _check_play_order(
+        self, check: RecordCheck, engine: np.ndarray, engine_tile: np.ndarray, train_of: np.ndarray
+    ) -> np.ndarray:
+        """The tiles on the table were laid 0 (the engine), 1, 2, ...; each train walked in that
+        order from the engine. Returns each train's last tile."""
+        tiles = self.config.num_tiles
+        location = check.get("location")[:, :tiles]
         on_table = location == core.ON_TABLE
         order = check.get("play_order")[:, :tiles]
         count = check.get("tiles_on_table")
@@ -274,7 +298,13 @@ class MexicanTrainGame(Game):
         check.fail(times > 1, lambda w: f"play_order: {times[w]} tiles on the table were laid at the same time {w[1]}")
         at = np.take_along_axis(order, engine_tile[:, None], 1)[:, 0]
         check.refuse(at != 0, "play_order", at, "of the engine must be 0")
-        last = self._walk_trains(check, engine, train_of, order)
+        return self._walk_trains(check, engine, train_of, order)
+
+    def _check_turn(self, check: RecordCheck, starter: np.ndarray, top: np.ndarray, last: np.ndarray) -> None:
+        """A pending double on a train that ends in one, the seats' flags, the turn's flags as a
+        turn can be, and in a game still played a tile in every hand."""
+        cfg = self.config
+        players = cfg.num_players
         pending = check.within("pending_train", rules.NO_DOUBLE, players, f"is not -1 or a train (0..{players})")
         double = np.take_along_axis(last, np.maximum(pending, 0)[:, None], 1)[:, 0]
         is_double = (double >= 0) & (TILE_LOW[np.maximum(double, 0)] == TILE_HIGH[np.maximum(double, 0)])
