@@ -299,7 +299,7 @@ def test_an_action_for_a_finished_agent_is_refused_naming_it(variant: str, actio
 BAD_OPTIONS = [
     ("draw", {"num_players": 0}, ValueError, r"option num_players must be between 2 and 10, got 0"),
     ("draw", {"num_players": True}, TypeError, r"option num_players must be an integer, got True"),
-    ("draw", {"set_size": 7}, ValueError, r"option set_size must be one of \(6, 9, 12\), got 7"),
+    ("draw", {"set_size": 7}, ValueError, r"option set_size must be one of \(2, 3, 6, 9, 12\), got 7"),
     ("draw", {"set_size": 6.0}, TypeError, r"option set_size must be an integer, got 6.0 \(float\)"),
     ("draw", {"set_size": True}, TypeError, r"option set_size must be an integer, got True"),
     ("draw", {"set_size": np.int64(9)}, TypeError, r"option set_size must be an integer, got np.int64\(9\)"),
