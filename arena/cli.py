@@ -1,4 +1,4 @@
-"""The command line: ``train``, ``evaluate``, ``play`` and ``replay``.
+"""The command line: ``train``, ``evaluate``, ``play``, ``replay`` and ``exploit``.
 
 python -m arena train --config configs/draw_2p.yaml --seed 1 [section.key=value ...]
 python -m arena train --resume runs/draw_2p_seed1 [run.time_limit_minutes=60 ...]
@@ -8,6 +8,7 @@ python -m arena evaluate draw_2p+search:simulations=1024 pimc --against pimc --g
 python -m arena play draw_2p            # you against the shipped draw_2p agent
 python -m arena play draw_2p --web      # the same in the browser, any variant and agent
 python -m arena replay draw_2p greedy --seed 3 --out game.html   # or game.gif
+python -m arena exploit random heuristic --variant block --steps 1000000   # best responses' winnings
 """
 
 from __future__ import annotations
@@ -251,21 +252,18 @@ def evaluate_command(args: argparse.Namespace) -> None:
                 f"--replays {' '.join(map(str, outside))}: each matchup of --games {args.games} plays "
                 + (f"games 0 to {slots - 1} ({slots} deals, seats rotated over them)" if slots > 1 else "game 0 only")
             )
+    # Each policy is keyed by its name as the command line spells it (options and all:
+    # "pimc:simulations=10", "draw_2p+search:simulations=8"), the same name typed twice by "#i".
+    keys = [name if name not in args.policies[:i] else f"{name}#{i}" for i, name in enumerate(args.policies)]
+    against = [against_key(name, keys, args.policies) for name in args.against or []]
     policies: dict[str, Agent] = {}
-    spelled: dict[str, str] = {}  # each policy as the command line names it -> its name in the table
-    for i, name in enumerate(args.policies):
-        agent = load_policy(name, game, seed=args.seed + i, deterministic=not args.sample)
-        key = agent.name if agent.name not in policies else f"{agent.name}#{i}"
-        policies[key] = agent
-        spelled.setdefault(name, key)
-    chosen = set()
-    for name in args.against or []:
-        if name not in policies and name not in spelled:
-            raise UsageError(f"--against {name!r} is not one of the policies evaluated: {', '.join(policies)}")
-        chosen.add(name if name in policies else spelled[name])
-    against = [name for name in policies if name in chosen]
-    result = run_arena(game, policies, args.games, seed=args.seed, opponents=against if args.against else None)
-    print(f"{game.title}, {game.num_players} players, {args.games} episodes per matchup, seats rotated:\n")
+    for i, (key, name) in enumerate(zip(keys, args.policies, strict=True)):
+        policies[key] = load_policy(name, game, seed=args.seed + i, deterministic=not args.sample)
+    opponents = [key for key in keys if key in against] if args.against else None
+    result = run_arena(game, policies, args.games, seed=args.seed, opponents=opponents)
+    if not result.matchups:  # cannot happen with two policies or more; never an empty table without a word
+        raise UsageError("no matchup to play: name at least two policies, and --against one of them")
+    print(f"{result.game}, {args.games} episodes per matchup, seats rotated:\n")
     print(result.markdown())
     if args.out:
         result.write(args.out)
@@ -273,8 +271,26 @@ def evaluate_command(args: argparse.Namespace) -> None:
     if args.replays:
         from arena.replay import save_arena_replays
 
-        paths = save_arena_replays(game, policies, against if args.against else None, args.replays, args.seed, args.out)
-        print(f"wrote {len(paths)} replays in {Path(args.out) / 'replays'}")
+        specs = dict(zip(keys, args.policies, strict=True))
+
+        def seat_agents(names: list[str], seed: int) -> list[Agent]:
+            return replay_agents(names, game, seed, args.sample)
+
+        paths = save_arena_replays(game, specs, opponents, args.replays, args.seed, args.out, seat_agents, args.sample)
+        print(f"wrote {len(paths)} replays in {Path(args.out) / 'replays'} (each names the command that replays it)")
+
+
+def against_key(name: str, keys: list[str], spelled: list[str]) -> str:
+    """The policy ``--against name`` means: one spelled so on the command line (the first, if
+    typed twice), or the ``NAME#i`` of the table; else a usage error naming those it may be."""
+    if name in keys:
+        return name
+    if name in spelled:
+        return keys[spelled.index(name)]
+    raise UsageError(
+        f"--against {name!r} is not one of the policies evaluated: {', '.join(keys)} "
+        "(name one as the command line names it, options and all)"
+    )
 
 
 # ---------------------------------------------------------------------------------------------- play
@@ -313,7 +329,8 @@ def play_command(args: argparse.Namespace) -> None:
     if args.web:
         from arena.web.server import serve
 
-        serve(game, args.policy, load_policy, seat=args.seat, watch=args.watch, seed=args.seed, port=args.port)
+        serve(game, args.policy, load_policy, seat=args.seat, watch=args.watch, seed=args.seed, port=args.port,
+              save_games=args.save_games or None)  # fmt: skip
         return
     env = raw_env(game.name, render_mode="ansi", **game.options)
     opponent = load_policy(args.policy, env.game, seed=args.seed)
@@ -351,8 +368,15 @@ def visible_table(env, seat: int) -> str:
 # ---------------------------------------------------------------------------------------------- replay
 
 
+def replay_agents(policies: list[str], game: Game, seed: int, sample: bool = False) -> list[Agent]:
+    """The replay command's agents, one per policy named: policy ``i`` seeded with ``seed + i``.
+    ``evaluate --replays`` builds its replays' agents here too, so that the command a replay's
+    title names plays the same game."""
+    return [load_policy(name, game, seed=seed + i, deterministic=not sample) for i, name in enumerate(policies)]
+
+
 def replay_command(args: argparse.Namespace) -> None:
-    from arena.replay import REPLAY_SUFFIXES, record_game, write_replay
+    from arena.replay import REPLAY_SUFFIXES, record_game, replay_command_line, write_replay
 
     if Path(args.out).suffix.lower() not in REPLAY_SUFFIXES:
         raise UsageError(f"--out must end in {' or '.join(REPLAY_SUFFIXES)}, got {args.out!r}")
@@ -360,19 +384,39 @@ def replay_command(args: argparse.Namespace) -> None:
         raise UsageError(f"--out {args.out!r} is a folder: name the file to write")
     check_writable(Path(args.out).parent, "--out")
     check_seed(args.seed)
+    if not 0 <= args.stream <= MAX_SEED:
+        raise UsageError(f"--stream must lie in [0, {MAX_SEED}], got {args.stream}")
     game = resolve_game(args, args.policies)
     if len(args.policies) > game.num_players:
         raise UsageError(
             f"{game.title} with {game.num_players} players seats {game.num_players} policies, got {len(args.policies)}"
         )
-    agents = [
-        load_policy(name, game, seed=args.seed + i, deterministic=not args.sample)
-        for i, name in enumerate(args.policies)
-    ]
+    agents = replay_agents(args.policies, game, args.seed, args.sample)
     seated = [agents[seat % len(agents)] for seat in range(game.num_players)]
-    replay = record_game(game, seated, args.seed)
+    command = replay_command_line(game, args.policies, args.seed, args.stream, args.sample, out=Path(args.out).name)
+    replay = record_game(game, seated, args.seed, stream=args.stream, command=command)
     path = write_replay(replay, args.out, show_hands=args.show_hands)
-    print(f"{replay.title()}: {len(replay.positions) - 1} moves, wrote {path}")
+    print(f"{replay.title()}: {len(replay.positions) - 1} moves, {replay.result()}; wrote {path}")
+
+
+# ---------------------------------------------------------------------------------------------- exploit
+
+
+def exploit_command(args: argparse.Namespace) -> None:
+    check_seed(args.seed)
+    game = resolve_game(args, args.agents)
+    with train_extra("exploit (a best response trained by the project's trainer)"):
+        from arena.exploit import ExploitError, exploit
+    try:
+        table = exploit(game, args.agents, args.steps, args.games, args.seed, args.exact, args.sample,
+                        args.runs_dir, args.set)  # fmt: skip
+    except (ExploitError, ImportError) as error:
+        raise UsageError(" ".join(str(error).split())) from None
+    from arena.evaluation import game_label
+
+    what = "exact best responses (OpenSpiel)" if args.exact else f"responders trained for {args.steps} steps"
+    print(f"{game_label(game)}, {what}:\n")
+    print(table)
 
 
 # ---------------------------------------------------------------------------------------------- parser
@@ -423,6 +467,10 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--watch", action="store_true", help="the agent plays every seat")
     play.add_argument("--web", action="store_true", help="play in the browser: serve a page on 127.0.0.1")
     play.add_argument("--port", type=int, default=8000, help="the page's port with --web (0: any free port)")
+    play.add_argument(
+        "--save-games", default="games", metavar="DIR",
+        help="with --web: keep finished games as replay pages and games.jsonl in DIR (default games/; '': not kept)",
+    )  # fmt: skip
     add_game_flags(play)
     play.set_defaults(handler=play_command)
 
@@ -431,8 +479,27 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--out", required=True, help="game.html (step through it in a browser) or game.gif")
     replay.add_argument("--show-hands", action="store_true", help="hidden hands face up (the page can toggle them)")
     replay.add_argument("--sample", action="store_true", help="trained policies sample instead of argmax")
+    replay.add_argument(
+        "--stream",
+        type=int,
+        default=0,
+        help="the deal of game slot N of a batch seeded with --seed (evaluate --replays N), default 0: "
+        "the deal of env.reset(seed)",
+    )
     add_game_flags(replay)
     replay.set_defaults(handler=replay_command)
+    exploit = commands.add_parser("exploit", help="how much a best response wins against each agent")
+    exploit.add_argument("agents", nargs="+", help="agent names (options and all), pretrained names or checkpoints")
+    exploit.add_argument("--steps", type=int, default=1_000_000, help="env steps of each responder's training")
+    exploit.add_argument("--games", type=int, default=2000, help="episodes of each responder against its agent")
+    exploit.add_argument("--exact", action="store_true", help="OpenSpiel's exact best response (tiny sets only)")
+    exploit.add_argument("--sample", action="store_true", help="trained policies sample instead of argmax")
+    exploit.add_argument("--runs-dir", help="keep the responders' runs here (default: a temporary folder)")
+    exploit.add_argument(
+        "--set", action="append", default=[], metavar="section.key=value", help="a responder training override"
+    )
+    add_game_flags(exploit)
+    exploit.set_defaults(handler=exploit_command)
     return parser
 
 

@@ -12,7 +12,9 @@ a policy alone against three heuristics that wins a quarter of the time rates le
 from __future__ import annotations
 
 import csv
+import json
 import math
+import re
 from dataclasses import dataclass
 from itertools import permutations
 from pathlib import Path
@@ -32,6 +34,7 @@ ELO_MEAN = 1500.0
 class ArenaResult:
     matchups: list[Matchup]
     ratings: dict[str, float]
+    game: str = ""  # the variant, its options and players (game_label), for the picture's title
 
     def markdown(self) -> str:
         lines = [matchup_table(self.matchups)]
@@ -56,7 +59,34 @@ class ArenaResult:
                                  f"{self.ratings[m.policy]:.1f}"])  # fmt: skip
         from arena.plot import plot_arena  # matplotlib only where a picture is asked for
 
-        plot_arena(self.matchups, folder / "arena.png")
+        plot_arena(self.matchups, folder / "arena.png", game=self.game)
+
+
+YAML_WORDS = {"true", "false", "yes", "no", "on", "off", "null", "none", "y", "n", "~"}
+
+
+def option_text(value: object) -> str:
+    """``value`` as a command line's ``--option key=value`` reads it (YAML): a plain word as
+    itself, anything else as JSON (which YAML reads)."""
+    if isinstance(value, str) and re.fullmatch(r"[A-Za-z_][\w-]*", value) and value.lower() not in YAML_WORDS:
+        return value
+    return json.dumps(value)
+
+
+def changed_options(game: Game, skip: tuple[str, ...] = ()) -> list[str]:
+    """``key=value`` for each of ``game``'s options not at its default (but those in ``skip``)."""
+    return [
+        f"{key}={option_text(value)}"
+        for key, value in game.options.items()
+        if key not in skip and game.defaults.get(key) != value
+    ]
+
+
+def game_label(game: Game) -> str:
+    """The variant with the options not at their defaults, and its players:
+    ``"Draw Dominoes (match=true), 2 players"``."""
+    options = changed_options(game, skip=("num_players",))
+    return game.title + (f" ({', '.join(options)})" if options else "") + f", {game.num_players} players"
 
 
 def fair_share(game: Game) -> float:
@@ -119,4 +149,4 @@ def run_arena(
                 for loser in np.flatnonzero(episode < 0):
                     if owner[w] != owner[loser]:
                         beats[owner[w], owner[loser]] += 1
-    return ArenaResult(matchups, bradley_terry(names, beats))
+    return ArenaResult(matchups, bradley_terry(names, beats), game_label(game))

@@ -1,4 +1,5 @@
-"""Make the README's pictures: each variant's table, the play page and a replay page.
+"""Make the README's pictures: each variant's table, the play page (desktop and phone, mid-game
+and at the end) and a replay page.
 
     .venv/bin/python docs/make_pictures.py          # writes docs/pictures/*.png
 
@@ -46,31 +47,41 @@ def tables() -> None:
         Image.fromarray(env.render()).save(OUT / f"table_{variant}.png")
 
 
+def play(page, moves: int) -> None:
+    """The person plays their first legal move until ``moves`` moves have been made (or the end)."""
+    while not page.evaluate("view.over") and page.evaluate("view.step") < moves:
+        step = page.evaluate("view.step")
+        page.evaluate("send(view.legal[0].name)")
+        page.wait_for_function(f"view.step > {step} || view.over")
+
+
 def pages() -> None:
-    """The play page a few moves into a game against the shipped draw_2p agent, and a Mexican
-    Train replay with the hidden hands shown."""
-    defaults = {"variant": "draw", "options": {"num_players": 2}, "opponent": "draw_2p", "seat": 0, "seed": 5}
+    """The play page against the heuristic agent (a practice deal, so the pictures are the same
+    every time) at a desktop's and a phone's width, mid-game and at the end; and a Mexican Train
+    replay with the hidden hands shown."""
+    defaults = {"variant": "draw", "options": {"num_players": 2}, "opponent": "heuristic", "seat": 0, "seed": 5}
     server = make_server(lambda name, game, seed: load_policy(name, game, seed=seed), defaults)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     game = domino_env.make_game("mexican_train", num_players=4)
     replay = record_game(game, [make_agent("heuristic", game, seed=s) for s in range(4)], seed=2)
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
-        page = browser.new_page(viewport={"width": 1340, "height": 560})
-        page.goto(f"http://127.0.0.1:{server.server_port}/")
-        page.wait_for_selector("#table svg")
-        for _ in range(12):  # a few moves in, to a turn with a tile to play
-            step = page.evaluate("view.step")
-            if step >= 3 and page.locator(".tile.hand.playable").count():
-                break
-            page.evaluate("send(view.legal[0].name)")
-            page.wait_for_function(f"view.step > {step}")
-        several = page.evaluate("view.legal.find((a, i, all) => all.filter((b) => b.tile === a.tile).length > 1)")
-        if several:  # selected: its targets are outlined
-            page.click(f'.tile.hand[data-tile="{several["tile"]}"]')
-        page.screenshot(path=str(OUT / "web_play.png"))
+        for name, size in (("desktop", {"width": 1440, "height": 900}), ("phone", {"width": 412, "height": 900})):
+            page = browser.new_page(viewport=size)
+            page.goto(server.url)
+            page.wait_for_function("view !== null")
+            play(page, 6)
+            while not page.locator(".tile.hand.playable").count() and page.evaluate("view.step") < 30:
+                play(page, page.evaluate("view.step") + 1)  # to a turn with a tile to play
+            page.screenshot(path=str(OUT / f"web_play_{name}.png"))
+            if name == "desktop":
+                page.screenshot(path=str(OUT / "web_play.png"))
+            play(page, 10_000)
+            end = "web_play_end.png" if name == "desktop" else "web_play_end_phone.png"
+            page.screenshot(path=str(OUT / end), full_page=name == "phone")
+            page.close()
+        page = browser.new_page(viewport={"width": 1560, "height": 800})
         path = write_html(replay, Path(folder) / "replay.html")
-        page.set_viewport_size({"width": 1560, "height": 800})
         page.goto(path.as_uri())
         page.wait_for_function("frames.length > 0")
         page.evaluate(f"show({min(40, len(replay.positions) - 1)})")

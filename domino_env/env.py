@@ -135,7 +135,7 @@ class DominoEnv(AECEnv):
 
     def step(self, action: int) -> None:
         if not self.agents:
-            raise GameOverError(self._no_game_message(action))
+            raise GameOverError(self.no_game_message(action))
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             if action is not None:  # PettingZoo's own refusal names neither the agent nor the action
@@ -177,12 +177,16 @@ class DominoEnv(AECEnv):
         """The table as text (``"ansi"``, every hand shown) or as a picture (``"rgb_array"``, see
         :mod:`domino_env.picture`): seats with hand size and score, the seat to act, the last move
         ringed, the hands of the seats in ``render_face_up`` (default none, ``"all"``: every one)
-        face up and the others face down."""
+        face up and the others face down. Every picture of one configuration has one shape (the
+        largest table it can show, :func:`domino_env.picture.canvas_size`), as video recorders
+        need: a smaller table is padded with the felt."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() was called without a render_mode; use 'ansi' or 'rgb_array'")
             return None
         if self.render_mode == "rgb_array":
-            return table_image(self.game, self._state, 0, face_up=self.render_face_up, last_move=self.last_move)
+            return table_image(
+                self.game, self._state, 0, face_up=self.render_face_up, last_move=self.last_move, canvas=True
+            )
         return self.game.render(self._state, 0, self.possible_agents)
 
     def close(self) -> None:
@@ -212,7 +216,7 @@ class DominoEnv(AECEnv):
         return self._state
 
     # ------------------------------------------------------------------ internals
-    def _no_game_message(self, action: Any) -> str:
+    def no_game_message(self, action: Any) -> str:
         """Why ``step`` has no agent to move: never reset, or every agent already stepped out."""
         if not self._started:
             return f"step({action!r}) before reset(): call reset() to start a game"
@@ -313,7 +317,7 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
 
     def step(self, action: Any) -> None:
         if self._has_reset and not self.agents:
-            raise GameOverError(self.unwrapped._no_game_message(action))
+            raise GameOverError(self.unwrapped.no_game_message(action))
         super().step(action)
 
 

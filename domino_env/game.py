@@ -204,7 +204,7 @@ class Game:
         rewards = state["rewards"].astype(np.float64)
         check.refuse(~np.isfinite(rewards), "rewards", rewards, "is not finite")
         check.refuse(np.abs(rewards) > 1 + 1e-6, "rewards", rewards, "is outside -1..1, where the rules keep rewards")
-        hand_max, match_max = self._score_bounds()
+        hand_max, match_max = self.score_bounds()
         for name, high in (
             ("rewards", 0),
             ("hand_points", hand_max),
@@ -253,7 +253,7 @@ class Game:
         check.refuse(outside & (voids != 0), "voids", voids, "names no seat or number in play: it must be 0")
         self._check_variant_records(check)
 
-    def _score_bounds(self) -> tuple[int, int]:
+    def score_bounds(self) -> tuple[int, int]:
         """The most a seat's ``hand_points`` (and ``pips_left``) and its ``match_points`` can be."""
         raise NotImplementedError
 

@@ -105,7 +105,7 @@ def test_replays_are_numbered_within_the_games_played(capsys: pytest.CaptureFixt
 def test_against_takes_a_policy_as_the_command_line_names_it(capsys: pytest.CaptureFixture[str]) -> None:
     main(["evaluate", "random", "pimc:simulations=2", *DRAW, "--games", "4", "--against", "pimc:simulations=2"])
     out = capsys.readouterr().out
-    assert "| random | pimc | 4 |" in out and "| pimc | random |" not in out
+    assert "| random | pimc:simulations=2 | 4 |" in out and "| pimc:simulations=2 | random |" not in out
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:

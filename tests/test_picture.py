@@ -12,7 +12,7 @@ import pytest
 import domino_env
 from agents import make_agent
 from arena.replay import record_game
-from domino_env.picture import rasterize, table_image, table_svg
+from domino_env.picture import canvas_size, rasterize, table_image, table_svg
 from domino_env.picture.layout import _snake
 from domino_env.picture.svg import HALF, HIGHLIGHT, PIP_COLOURS, PIP_GRID, pip_defs
 from tests.scripted import play
@@ -56,8 +56,9 @@ def test_every_seat_shows_its_hand_size_score_and_the_seat_to_act(variant: str) 
     words = texts(root)
     hands = env.game.scene(env.state_array, 0)[-env.game.num_players :]
     scores = env.game.match_points(env.state_array, 0)
+    label = "penalty pips" if variant in ("hungarian", "mexican_train") else "points won"
     for seat, hand in enumerate(hands):
-        assert f"{len(hand)} tile{'s' if len(hand) != 1 else ''} · score {scores[seat]}" in words
+        assert f"{len(hand)} tile{'s' if len(hand) != 1 else ''} · {label} {scores[seat]}" in words
     acting = env.game.current_seat(env.state_array, 0)
     assert f"▶ seat {acting}" in words and words.count("▶") == 1
     pile = "boneyard" if variant in ("draw", "mexican_train") else "set aside"
@@ -147,11 +148,14 @@ def test_rgb_array_is_the_svg_rasterized(variant: str) -> None:
     image = env.render()
     svg = table_svg(env.game, env.state_array)
     root = parse(svg)
-    assert image.dtype == np.uint8 and image.shape == (int(root.get("height")), int(root.get("width")), 3)
-    np.testing.assert_array_equal(image, rasterize(svg))
+    drawn = rasterize(svg)
+    assert drawn.dtype == np.uint8 and drawn.shape == (int(root.get("height")), int(root.get("width")), 3)
+    assert image.dtype == np.uint8 and image.shape == (*canvas_size(env.game), 3)  # one size for the whole game
+    np.testing.assert_array_equal(image[: drawn.shape[0], : drawn.shape[1]], drawn)  # on top of the felt canvas
+    assert (image[drawn.shape[0] :] == image[-1, -1]).all()
     env.render_face_up = "all"
     assert not np.array_equal(image, env.render())  # the faces now show
-    assert np.array_equal(table_image(env.game, env.state_array, face_up="all"), env.render())
+    assert np.array_equal(table_image(env.game, env.state_array, face_up="all", canvas=True), env.render())
 
 
 def test_a_bad_face_up_or_names_is_refused() -> None:

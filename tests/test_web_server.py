@@ -4,6 +4,7 @@ with a clear error and no change."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import threading
@@ -28,6 +29,7 @@ class Site:
 
     base: str
     token: str
+    server: PlayServer | None = None
 
     @property
     def page(self) -> str:
@@ -36,7 +38,7 @@ class Site:
 
 def serving(server: PlayServer) -> Site:
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    return Site(f"http://127.0.0.1:{server.server_port}", server.token)
+    return Site(f"http://127.0.0.1:{server.server_port}", server.token, server)
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +96,11 @@ def test_a_person_sees_only_their_own_hand_and_plays_a_whole_game(
         move = {"game": view["game"], "step": view["step"], "action": view["legal"][0]["name"]}
         status, view = post(url, "/api/move", move)
         assert status == 200, view
-    assert view["result"].startswith("game over") and not view["legal"]
+    assert not view["legal"] and not view["can_draw"] and not view["can_pass"]
+    assert view["result"].startswith(view["hands"][-1]["sentence"])  # "You win: domino, 45 points", ...
+    assert 'class="hidden-back"' not in view["svg"]  # every hand face up at the end
+    hands = view["hands"][-1]["seats"]
+    assert len(hands) == players and all(seat["tiles"] or seat["pips"] == 0 for seat in hands)
 
 
 def refused(url: Site, path: str, body: object, status: int, words: str, raw: bytes | None = None) -> None:
@@ -189,3 +195,96 @@ def test_a_failing_agent_is_reported_and_the_server_keeps_serving() -> None:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def opponents_tiles(url: Site, view: dict, seat: int) -> list[str]:
+    """The tiles the other seats hold now, read from the server's own record."""
+    session = url.server.lobby.sessions[view["game"]]
+    hands = session.game.scene(session.state, 0)[-session.game.num_players :]
+    return [f"{a}-{b}" for s, hand in enumerate(hands) if s != seat for a, b in hand]
+
+
+@pytest.mark.parametrize(("variant", "players"), [("draw", 2), ("mexican_train", 3), ("hungarian", 2)])
+def test_hidden_hands_stay_hidden_until_the_hand_is_over(url: Site, variant: str, players: int) -> None:
+    view = new_game(url, variant=variant, options={"num_players": players}, seed=None)
+    while not view["over"]:
+        hidden = opponents_tiles(url, view, 0)
+        assert view["hands"] == [] and hidden
+        shown = [t.split('"')[0] for t in view["svg"].split('class="tile hand" data-tile="')[1:]]
+        assert shown == [f"{a}-{b}" for a, b in url_hands(url, view)[0]]  # the person's own hand, and no other
+        rest = json.dumps({key: value for key, value in view.items() if key != "svg"})
+        for tile in hidden:  # no opponent's tile in any other field either
+            assert not re.search(rf"(?<![0-9]){tile}(?![0-9])", rest), tile
+        move = {"game": view["game"], "step": view["step"], "action": view["legal"][0]["name"]}
+        status, view = post(url, "/api/move", move)
+        assert status == 200, view
+    last = view["hands"][-1]
+    assert [len(seat["tiles"]) for seat in last["seats"]] == [len(h) for h in url_hands(url, view)]
+    for seat, hand in enumerate(url_hands(url, view)):  # every hand face up now
+        assert last["seats"][seat]["tiles"] == [f"{a}-{b}" for a, b in hand]
+        for a, b in hand:
+            assert f'class="tile hand" data-tile="{a}-{b}"' in view["svg"]
+    assert 'class="hidden-back"' not in view["svg"]
+
+
+def url_hands(url: Site, view: dict) -> list:
+    session = url.server.lobby.sessions[view["game"]]
+    return session.game.scene(session.state, 0)[-session.game.num_players :]
+
+
+def test_several_people_each_with_their_seat_s_key(url: Site) -> None:
+    status, view = post(url, "/api/new", {"variant": "draw", "options": {"num_players": 3}, "opponent": "random",
+                                          "people": [0, 2]})  # fmt: skip
+    assert status == 200 and view["people"] == [0, 2] and view["seat"] == 0
+    links = view["links"]
+    keys = {int(seat): link.split("&key=")[1] for seat, link in links.items()}
+    assert set(keys) == {0, 2} and keys[0] == view["key"] and keys[0] != keys[2] and len(keys[2]) >= 32
+    assert all(link.startswith(f"{url.base}/?token={url.token}&game={view['game']}&") for link in links.values())
+    game = view["game"]
+    refused(url, "/api/view", {"game": game}, 403, "send your seat's key")
+    refused(url, "/api/view", {"game": game, "key": "guess"}, 403, "not one of this game's seats")
+    refused(url, "/api/move", {"game": game, "step": view["step"], "action": "pass"}, 403, "send your seat's key")
+    views = {seat: post(url, "/api/view", {"game": game, "key": key})[1] for seat, key in keys.items()}
+    for seat, seen in views.items():
+        assert seen["seat"] == seat and seen["names"][seat] == f"player_{seat} (you)"
+        own = [f"{a}-{b}" for a, b in url_hands(url, seen)[seat]]
+        shown = [t.split('"')[0] for t in seen["svg"].split('class="tile hand" data-tile="')[1:]]
+        assert shown == own  # its own hand, and no other
+    for _ in range(300):
+        seen = post(url, "/api/view", {"game": game, "key": keys[0]})[1]
+        if seen["over"]:
+            break
+        seat = seen["to_act"]
+        assert seat in keys  # the agent has moved already
+        body = {"game": game, "step": seen["step"], "key": keys[seat]}
+        other = 2 - seat
+        mover = post(url, "/api/view", {"game": game, "key": keys[seat]})[1]
+        refused(url, "/api/move", body | {"key": keys[other], "action": mover["legal"][0]["name"]}, 409, "not yours")
+        status, after = post(url, "/api/move", body | {"action": mover["legal"][0]["name"]})
+        assert status == 200, after
+    assert seen["over"] and 'class="hidden-back"' not in seen["svg"]
+
+
+def test_finished_games_are_kept_as_replays(tmp_path) -> None:
+    from arena.replay import read_html_data
+
+    server = make_server(loader, {}, save_games=tmp_path / "games")
+    site = serving(server)
+    try:
+        view = new_game(site, seat=None, variant="block", seed=4)
+        while not view["over"]:
+            status, view = post(site, "/api/advance", {"game": view["game"], "step": view["step"]})
+            assert status == 200, view
+        person = new_game(site, seed=5)
+        while not person["over"]:
+            move = {"game": person["game"], "step": person["step"], "action": person["legal"][0]["name"]}
+            person = post(site, "/api/move", move)[1]
+    finally:
+        server.shutdown()
+        server.server_close()
+    lines = [json.loads(line) for line in (tmp_path / "games" / "games.jsonl").read_text().splitlines()]
+    assert [line["variant"] for line in lines] == ["block", "draw"]
+    assert lines[1]["seats"] == ["person", "random"] and lines[1]["people"] == [0] and lines[1]["seed"] == 5
+    assert lines[1]["result"] and len(lines[1]["match_points"]) == 2 and person["saved"].endswith(lines[1]["file"])
+    data = read_html_data(tmp_path / "games" / lines[1]["file"])
+    assert len(data["frames"]) == person["step"] + 1 and "player_0 (person)" in data["title"]

@@ -11,9 +11,42 @@ the agents answer at once. With no person seated, agents play each other one mov
 The interface, every request a JSON object and every answer the table's view or
 ``{"error": ...}``:
 
-    POST /api/new      {"variant", "options", "opponent", "seat" (null: watch), "seed" (null: secret)}
-    POST /api/move     {"game", "step", "action"}   the person's action, by name
-    POST /api/advance  {"game", "step"}             one agent move
+    POST /api/new      {"variant", "options", "opponent", "seat" (null: watch), "seed" (null: secret),
+                        "people" (optional: a list of seats, or a count, instead of "seat")}
+    POST /api/move     {"game", "step", "action", "key"}   a person's action, by name
+    POST /api/advance  {"game", "step", "key"}             one agent move
+    POST /api/view     {"game", "key"}                     the game as the key's seat sees it now
+
+Every call may also send ``"numerals": true`` (tiles show digits instead of pips) and
+``"width"`` (the table picture's width in pixels: a phone asks for a narrow picture).
+
+Several people at a table
+-------------------------
+``/api/new`` with ``"people": [0, 2]`` (or a count, ``2``: the first two seats) seats a person in
+each of those seats and the opponent agent in every other. Each person's seat has its own secret
+key (``secrets.token_urlsafe(24)``); the answer is the first person's view, with its ``key`` and
+``links``: for each person's seat, the page's address with the run's token, the game and that
+seat's key (``/?token=...&game=...&key=...``). A page opened at such a link shows that seat's
+game, polls ``/api/view`` while it is someone else's turn, and sends the key with every call.
+In a game of several people every call must carry a seat's key, and is answered with that seat's
+view: its own hand face up, the others face down and absent, until the game is over. (A game of
+one person may leave the key out: the run's token is that person's.) Agents move as soon as it
+is their turn. The server listens on 127.0.0.1 only: the seats are for people at this computer,
+each in a browser window of their own (or reaching it through an SSH tunnel).
+
+What a view holds: the table's SVG, the seat's legal moves by tile and target (``can_draw``,
+``can_pass``), the boneyard's count (``pile``), the scores and what they mean (``score_label``:
+"points won" in Draw and Block, "penalty pips" in Hungarian and Mexican Train, where lower is
+better), every move numbered from 1, and, for each hand that is over, its result in words and
+every hand it held with the pips and points counted (``hands``). Hands are shown only once
+their hand is over: the engine has dealt the next hand by then, so nothing hidden is revealed.
+
+Finished games are kept (``python -m arena play ... --web --save-games DIR``, default
+``games/`` under the current folder; ``--save-games ""``: not kept): each as a replay page,
+``DIR/<time>_<variant>_<game>.html`` written by :func:`arena.replay.write_html` (people named
+``person``), and a line of ``DIR/games.jsonl`` with the variant, options, who sat where, the
+deal's seed, the result, the match points and each seat's summed rewards, for reporting people
+against agents.
 
 A request that cannot be carried out (malformed, an illegal or out-of-turn move, an unknown game
 id, a ``step`` that is not the game's latest) is answered with an error status and a message,
@@ -96,6 +129,8 @@ from domino_env import VARIANTS, make_game
 from domino_env.game import Game
 from domino_env.games.core import PLAYING
 from domino_env.picture import say_move, table_svg
+from domino_env.picture.read import PENALTY_VARIANTS, score_label
+from domino_env.tiles import tile_faces
 
 PAGE = Path(__file__).parent / "play.html"
 MAX_GAMES = 32
@@ -106,6 +141,7 @@ WORKERS = 16  # threads answering complete requests
 BACKLOG = 128  # connections the kernel holds before they are accepted
 MAX_CONNECTIONS = 512  # connections held at once, arriving or being answered
 HOST = "127.0.0.1"
+MIN_PICTURE, MAX_PICTURE = 320, 2400  # the widths of table picture a page may ask for
 PRACTICE_SEEDS = 1 << 63  # a client's seed is 0..2**63-1; the server deals 2**63 and above
 # What playing a trained policy needs beyond the core install: the ``train`` extra's torch and
 # safetensors, and the yaml of the runs' configs (imported by ``training.checkpoint``).
@@ -124,29 +160,62 @@ class RequestError(ValueError):
 
 
 @dataclass
+class HandResult:
+    """A hand that is over, as every seat may now see it: what each hand held, its pips, what the
+    hand scored and the totals, and the result in words."""
+
+    number: int
+    winners: list[int]
+    domino: bool  # a seat went out; else the hand was blocked
+    hands: list[list[tuple[int, int]]]
+    pips: list[int]
+    points: list[int]  # hand_points: points won (Draw, Block) or penalty pips (Hungarian, Mexican Train)
+    totals: list[int]  # match_points after the hand
+
+
+@dataclass
 class Session:
     """One game in progress: the engine record, who sits where, and what happened. Its
-    ``lock`` is held while a request plays it, so that games never wait on each other."""
+    ``lock`` is held while a request plays it, so that games never wait on each other.
+
+    People's seats have an agent of ``None`` and a secret ``key`` each: a request for a game
+    that seats more than one person must carry its seat's key, and sees that seat's hand only."""
 
     id: str
     game: Game
     state: np.ndarray
-    agents: list[Agent | None]  # None: the person's seat
-    names: list[str]
+    agents: list[Agent | None]  # None: a person's seat
+    names: list[str]  # as a replay names the seats: "player_0 (person)", "player_1 (greedy)"
     practice: int | None = None  # the client's seed of a practice deal; None: a secret deal
+    deal: int = 0  # the seed the deal came from
+    keys: dict[int, str] = field(default_factory=dict)  # a person's seat: its secret
     step: int = 0
     last_move: tuple[int, int] | None = None
-    log: list[str] = field(default_factory=list)
+    moves: list[tuple[int, int]] = field(default_factory=list)  # (seat, action), every move in order
+    results: list[HandResult] = field(default_factory=list)  # the hands that are over
+    ends: list[int] = field(default_factory=list)  # the move count at which each hand ended
+    positions: list[Any] = field(default_factory=list)  # arena.replay Positions, for the saved replay
+    rewards: list[float] = field(default_factory=list)  # each seat's rewards summed over the game
+    saved: str = ""  # the replay file, once saved
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
+    def people(self) -> list[int]:
+        return [seat for seat, agent in enumerate(self.agents) if agent is None]
+
+    @property
     def person(self) -> int | None:
-        seats = [seat for seat, agent in enumerate(self.agents) if agent is None]
-        return seats[0] if seats else None
+        people = self.people
+        return people[0] if people else None
 
     @property
     def over(self) -> bool:
         return self.game.is_over(self.state, 0)
+
+    @property
+    def penalty(self) -> bool:
+        """Whether a score counts against its seat (lower is better)."""
+        return self.game.name in PENALTY_VARIANTS
 
     def to_act(self) -> int:
         return self.game.current_seat(self.state, 0)
@@ -156,63 +225,226 @@ class Session:
         self.game.legal_mask(self.state, 0, mask)
         return [int(a) for a in np.flatnonzero(mask)]
 
+    def seat_of(self, key: str | None) -> int | None:
+        """The person's seat a request speaks for: the seat whose ``key`` it carries; with one
+        person, that person's seat without a key too (the run's token is theirs alone); with
+        nobody seated, ``None`` (watching). A missing or wrong key in a game of several people
+        is refused."""
+        if key is not None:
+            for seat, secret in self.keys.items():
+                if hmac.compare_digest(key.encode("utf-8", "replace"), secret.encode()):
+                    return seat
+            raise RequestError(HTTPStatus.FORBIDDEN, "this key is not one of this game's seats: use your seat's link")
+        if len(self.people) > 1:
+            raise RequestError(HTTPStatus.FORBIDDEN, "this game seats several people: send your seat's key")
+        return self.person
+
+    def names_for(self, viewer: int | None) -> list[str]:
+        """The seats' names as ``viewer`` reads them: their own seat is "you"."""
+        return [f"player_{seat} (you)" if seat == viewer else name for seat, name in enumerate(self.names)]
+
     def apply(self, action: int) -> None:
-        """Play a legal ``action`` of the seat to act and note it."""
+        """Play a legal ``action`` of the seat to act and note it (and, when it ends a hand,
+        what every hand held)."""
         seat = self.to_act()
+        players = self.game.num_players
+        held = [list(hand) for hand in self.game.scene(self.state, 0)[-players:]]
         status = self.game.step(self.state, 0, action)
         self.step += 1
         self.last_move = (seat, action)
-        self.log.append(say_move(self.game, self.names, seat, action))
+        self.moves.append((seat, action))
+        rewards = [float(r) for r in self.game.rewards(self.state, 0)]
+        self.rewards = [a + b for a, b in zip(self.rewards or [0.0] * players, rewards, strict=True)]
+        hand_points = self.game.hand_points(self.state, 0) if status != PLAYING else []
         if status != PLAYING:
-            points = self.game.hand_points(self.state, 0)
-            self.log.append(
-                "hand over · points " + ", ".join(f"{n} {p}" for n, p in zip(self.names, points, strict=True))
-            )
+            tile = int(self.game.action_tiles[action])
+            if tile >= 0 and tile_faces(tile) in held[seat]:
+                held[seat].remove(tile_faces(tile))
+            self.results.append(self.hand_result(held, seat, hand_points))
+            self.ends.append(self.step)
+        if self.positions:  # recording a replay
+            from arena.replay import Position
+
+            name = self.game.action_name(action)
+            self.positions.append(Position(self.state.copy(), seat, action, name, rewards, hand_points))
+
+    def hand_result(self, held: list[list[tuple[int, int]]], mover: int, points: list[int]) -> HandResult:
+        pips = self.game.pips_left(self.state, 0)
+        domino = not held[mover]
+        if domino:
+            winners = [mover]
+            if self.game.partnerships:
+                winners = [s for s in range(self.game.num_players) if s % 2 == mover % 2]
+        elif self.penalty:
+            in_play = [s for s in range(self.game.num_players) if held[s] or pips[s]] or list(range(len(pips)))
+            low = min(pips[s] for s in in_play)
+            winners = [s for s in in_play if pips[s] == low]
+        else:
+            winners = [s for s, p in enumerate(points) if p > 0]
+        totals = self.game.match_points(self.state, 0)
+        return HandResult(len(self.results) + 1, winners, domino, held, pips, points, totals)
 
     def agent_move(self) -> None:
         seat = self.to_act()
         agent = self.agents[seat]
-        assert agent is not None, "the person's seat is not played by an agent"
+        assert agent is not None, "a person's seat is not played by an agent"
         action = int(agent.act_states(self.game, self.state, np.zeros(1, np.int64))[0])
         if action not in self.legal():
             raise RuntimeError(f"{agent.name} chose illegal action {action}")
         self.apply(action)
 
     def agents_until_person(self) -> None:
-        """Agents play until the person is to act or the game is over (watching: no moves)."""
-        while self.person is not None and not self.over and self.to_act() != self.person:
+        """Agents play until a person is to act or the game is over (watching: no moves)."""
+        while self.people and not self.over and self.agents[self.to_act()] is not None:
             self.agent_move()
 
-    def view(self) -> dict[str, Any]:
-        """What the page shows: the table as the person's seat may see it (a spectator sees
-        every hand), the person's legal actions by tile and target, and the recent moves."""
-        person = self.person
-        face_up: Any = "all" if person is None else {person}
-        svg = table_svg(self.game, self.state, 0, face_up=face_up, names=self.names, last_move=self.last_move,
-                        viewer=person)  # fmt: skip
-        yours = person is not None and not self.over and self.to_act() == person
+    def view(self, viewer: int | None, numerals: bool = False, width: int | None = None) -> dict[str, Any]:
+        """What the page shows ``viewer`` (a person's seat; None: a spectator, who sees every
+        hand): the table with that seat's hand alone face up until the game is over, then every
+        hand; its legal actions by tile and target; the whole move log; each finished hand's
+        result with every hand it held; and the scores, named by what they mean."""
+        names = self.names_for(viewer)
+        over = self.over
+        face_up: Any = "all" if viewer is None or over else {viewer}
+        svg = table_svg(self.game, self.state, 0, face_up=face_up, names=names, last_move=self.last_move,
+                        viewer=viewer, numerals=numerals, width=width)  # fmt: skip
+        to_act = None if over else self.to_act()
+        yours = viewer is not None and to_act == viewer
         legal = [describe(self.game.action_name(a)) for a in self.legal()] if yours else []
+        kinds = {a["name"] for a in legal}
+        pile = int((self.state[0]["location"][: self.game.num_tiles] == -1).sum())
         return {
             "game": self.id,
             "step": self.step,
             "svg": svg,
             "variant": self.game.name,
-            "seat": person,
+            "title": self.game.title,
+            "seat": viewer,
+            "people": self.people,
+            "names": names,
+            "to_act": to_act,
             "your_turn": yours,
             "legal": legal,
-            "over": self.over,
-            "result": self.result() if self.over else "",
-            "log": self.log[-12:],
+            "can_draw": "draw" in kinds,
+            "can_pass": "pass" in kinds,
+            "over": over,
+            "result": self.result(viewer) if over else "",
+            "hands": [self.say_hand(result, names, viewer) for result in self.results],
+            "log": self.log(names),
+            "score_label": score_label(self.game),
+            "lower_is_better": self.penalty,
+            "scores": self.game.match_points(self.state, 0),
+            "pile": {"label": "boneyard" if self.game.allow_draw else "set aside", "count": pile},
             "practice": self.practice,
+            "saved": self.saved,
         }
 
-    def result(self) -> str:
+    def log(self, names: list[str]) -> list[dict[str, Any]]:
+        """Every move, numbered from 1 as played, and a line where each hand ended."""
+        lines: list[dict[str, Any]] = []
+        ends = dict(zip(self.ends, self.results, strict=True))
+        for number, (seat, action) in enumerate(self.moves, 1):
+            lines.append({"n": number, "text": say_move(self.game, names, seat, action)})
+            if number in ends:
+                result = ends[number]
+                lines.append({"n": None, "text": f"hand {result.number} over: {self.sentence(result, names, None)}"})
+        return lines
+
+    def who(self, seats: list[int], names: list[str], viewer: int | None) -> tuple[str, bool]:
+        """The seats in words, and whether that is "you" (a plural verb)."""
+        words = ["you" if s == viewer else names[s] for s in seats]
+        text = " and ".join(words)
+        return ("Y" + text[1:] if text.startswith("you") else text), len(seats) > 1 or viewer in seats
+
+    def sentence(self, result: HandResult, names: list[str], viewer: int | None) -> str:
+        """A hand's result in words: "You win: domino, 45 points", "Blocked: player_1 wins
+        with 12 pips to 20"."""
+        others = [s for s in range(len(names)) if s not in result.winners]
+        if not result.winners:
+            return f"Blocked: a tie at {min(result.pips)} pips, nobody scores"
+        who, plural = self.who(result.winners, names, viewer)
+        win = "win" if plural else "wins"
+        if self.penalty:
+            lows = sorted(result.pips[s] for s in result.winners)
+            if not result.domino and len(result.winners) > 1:
+                return f"Blocked: {who} tie at {lows[0]} pips"
+            rest = " and ".join(str(result.pips[s]) for s in others)
+            if result.domino:
+                return f"{who} {win}: domino" + (f" · the others keep {rest} penalty pips" if rest else "")
+            return f"Blocked: {who} {win} with {lows[0]} pips to {rest}"
+        scored = max(result.points)
+        points = f"{scored} point{'s' if scored != 1 else ''}"
+        if result.domino:
+            return f"{who} {win}: domino, {points}"
+        if self.game.partnerships:  # the teams' pips, added up
+            mine, rest = sum(result.pips[s] for s in result.winners), str(sum(result.pips[s] for s in others))
+        else:
+            mine, rest = min(result.pips[s] for s in result.winners), " and ".join(str(result.pips[s]) for s in others)
+        return f"Blocked: {who} {win} with {mine} pips to {rest}, {points}"
+
+    def how(self, result: HandResult) -> str:
+        """How the hand's points were counted."""
+        if self.penalty:
+            return "each player adds the pips left in their own hand to their penalty total: lower is better"
+        if not result.winners:
+            return "a blocked hand tied for the fewest pips: nobody scores"
+        scored = max(result.points)
+        losers = [result.pips[s] for s in range(len(result.pips)) if s not in result.winners]
+        counted = " + ".join(map(str, losers))
+        if self.game.partnerships and sum(losers) == scored:
+            return f"the winning team scores the pips left in the losing team's hands: {counted} = {scored}"
+        if sum(losers) == scored and len(losers) == 1:
+            return f"the winner scores the pips left in the other hand: {scored}"
+        if sum(losers) == scored:
+            return f"the winner scores the pips left in the other hands: {counted} = {scored}"
+        if len(losers) == 1 and len(result.winners) == 1:
+            mine = result.pips[result.winners[0]]
+            return f"the winner scores the difference of the hands: {losers[0]} − {mine} = {scored}"
+        return f"the winner scores {scored} by this game's block_scoring option (RULES.md)"
+
+    def say_hand(self, result: HandResult, names: list[str], viewer: int | None) -> dict[str, Any]:
+        seats = [
+            {
+                "name": names[s],
+                "tiles": [f"{a}-{b}" for a, b in result.hands[s]],
+                "pips": result.pips[s],
+                "points": result.points[s],
+                "total": result.totals[s],
+                "won": s in result.winners,
+            }
+            for s in range(len(names))
+        ]
+        return {"number": result.number, "sentence": self.sentence(result, names, viewer), "how": self.how(result),
+                "seats": seats}  # fmt: skip
+
+    def result(self, viewer: int | None) -> str:
+        """The game's result in words: the last hand's, and the match's when there were hands
+        before it."""
+        names = self.names_for(viewer)
+        last = self.sentence(self.results[-1], names, viewer) if self.results else "game over"
+        if not self.game.options.get("match"):
+            return last
         totals = self.game.match_points(self.state, 0)
-        rewards = self.game.rewards(self.state, 0)
-        return "game over · " + ", ".join(
-            f"{name}: reward {reward:+.2f}, score {total}"
-            for name, reward, total in zip(self.names, rewards, totals, strict=True)
+        in_play = self.game.seats_in_play(self.state, 0)
+        if self.penalty:
+            best = min(totals[s] for s in in_play)
+            winners = [s for s in in_play if totals[s] == best]
+        else:
+            best = max(totals)
+            winners = [s for s, t in enumerate(totals) if t == best]
+        who, plural = self.who(winners, names, viewer)
+        unit = "penalty pips" if self.penalty else "points"
+        rest = " and ".join(str(totals[s]) for s in range(len(totals)) if s not in winners)
+        return f"{last}. Match over: {who} {'win' if plural else 'wins'} the match with {best} {unit}" + (
+            f" to {rest}" if rest else ""
         )
+
+    def replay(self) -> Any:
+        """The finished game as an :class:`arena.replay.Replay`."""
+        from arena.replay import Replay
+
+        players = [agent.name if agent is not None else "person" for agent in self.agents]
+        return Replay(self.game, players, self.deal, self.positions)
 
 
 def describe(name: str) -> dict[str, str | None]:
@@ -224,17 +456,33 @@ def describe(name: str) -> dict[str, str | None]:
     return {"name": name, "tile": None, "target": None}
 
 
+def look_of(request: dict[str, Any]) -> dict[str, Any]:
+    """How the request's page wants the table drawn: ``numerals`` instead of pips, and the
+    picture's ``width`` (a phone asks for a narrow one)."""
+    numerals = field_of(request, "numerals", bool, default=False)
+    width = field_of(request, "width", int, default=None)
+    if width is not None and not MIN_PICTURE <= width <= MAX_PICTURE:
+        raise RequestError(HTTPStatus.BAD_REQUEST, f"width must be {MIN_PICTURE}..{MAX_PICTURE} pixels or null")
+    return {"numerals": numerals, "width": width}
+
+
 class Lobby:
     """The games in progress and how to start one; every method checks before it changes.
 
     ``lock`` guards only the table of games (a lookup, an insertion); playing a game holds that
-    game's own lock, so an agent thinking in one game never holds up a request for another."""
+    game's own lock, so an agent thinking in one game never holds up a request for another.
+    ``save_games``: a folder where every finished game is written as a replay page (and a line
+    of ``games.jsonl``); None: not kept."""
 
-    def __init__(self, load_policy: PolicyLoader, defaults: dict[str, Any]) -> None:
+    def __init__(
+        self, load_policy: PolicyLoader, defaults: dict[str, Any], save_games: str | Path | None = None
+    ) -> None:
         self.load_policy = load_policy
         self.defaults = defaults
+        self.save_games = Path(save_games) if save_games else None
         self.sessions: OrderedDict[str, Session] = OrderedDict()
         self.lock = threading.Lock()
+        self.save_lock = threading.Lock()  # games.jsonl is appended one game at a time
 
     def choices(self) -> dict[str, Any]:
         """What the page offers: variants, agents, shipped policies and the game they play, and
@@ -253,7 +501,8 @@ class Lobby:
                 agents.append(named)
             else:  # the game it was resolved for on the command line is the one it plays
                 pretrained[named] = {"variant": self.defaults["variant"], "options": self.defaults["options"]}
-        return {"variants": list(VARIANTS), "agents": agents, "pretrained": pretrained, "defaults": self.defaults}
+        return {"variants": list(VARIANTS), "agents": agents, "pretrained": pretrained, "defaults": self.defaults,
+                "save_games": str(self.save_games) if self.save_games else None}  # fmt: skip
 
     def new(self, request: dict[str, Any]) -> dict[str, Any]:
         variant = field_of(request, "variant", str)
@@ -263,6 +512,7 @@ class Lobby:
             )
         options = field_of(request, "options", dict, default={})
         opponent = field_of(request, "opponent", str)
+        look = look_of(request)
         practice = field_of(request, "seed", int, default=None)
         if practice is None:  # a secret deal, never one a client can name (see the module's notes)
             deal, agent_seed = PRACTICE_SEEDS + secrets.randbits(63), secrets.randbits(63)
@@ -274,34 +524,72 @@ class Lobby:
             )
         try:
             game = make_game(variant, **options)
-            agent = self.load_policy(opponent, game, agent_seed)
-        except (ValueError, TypeError) as error:  # bad options, unknown or unfit policies
+        except (ValueError, TypeError) as error:  # bad options
             raise RequestError(HTTPStatus.BAD_REQUEST, str(error)) from None
-        seat = field_of(request, "seat", int, default=None)
-        if seat is not None and not 0 <= seat < game.num_players:
-            raise RequestError(HTTPStatus.BAD_REQUEST, f"seat must be 0..{game.num_players - 1} or null to watch")
-        agents: list[Agent | None] = [None if s == seat else agent for s in range(game.num_players)]
-        names = [f"player_{s} ({'you' if s == seat else agent.name})" for s in range(game.num_players)]
+        people = self.people_of(request, game.num_players)
+        try:  # one agent plays every seat that no person takes
+            agent = self.load_policy(opponent, game, agent_seed)
+        except (ValueError, TypeError) as error:  # unknown or unfit policies
+            raise RequestError(HTTPStatus.BAD_REQUEST, str(error)) from None
+        agents: list[Agent | None] = [None if seat in people else agent for seat in range(game.num_players)]
+        names = [f"player_{s} ({'person' if a is None else a.name})" for s, a in enumerate(agents)]
         state = game.new_state(1)
         game.seed(state, 0, deal)
         game.start(state, 0)
-        session = Session(uuid.uuid4().hex[:12], game, state, agents, names, practice)
+        keys = {seat: secrets.token_urlsafe(24) for seat in people}
+        session = Session(uuid.uuid4().hex[:12], game, state, agents, names, practice, deal, keys)
+        session.rewards = [0.0] * game.num_players
+        if self.save_games is not None:
+            from arena.replay import Position
+
+            session.positions = [Position(state.copy())]
         session.agents_until_person()  # nobody else can name this game yet: no lock needed
+        self.finish(session)
         with self.lock:
             self.sessions[session.id] = session
             while len(self.sessions) > MAX_GAMES:
                 self.sessions.popitem(last=False)
-        return session.view()
+        viewer = people[0] if people else None
+        view = session.view(viewer, **look)
+        view["key"] = keys.get(viewer) if viewer is not None else None
+        view["keys"] = {str(seat): key for seat, key in keys.items()}  # the page makes each seat's link
+        return view
+
+    @staticmethod
+    def people_of(request: dict[str, Any], players: int) -> list[int]:
+        """The seats people take: ``people`` (a list of seats, or a count: the first seats), or
+        the one ``seat`` (null: nobody, the agents play each other)."""
+        if "people" in request and request["people"] is not None:
+            people = request["people"]
+            if isinstance(people, int) and not isinstance(people, bool):
+                if not 0 <= people <= players:
+                    raise RequestError(HTTPStatus.BAD_REQUEST, f"people must be 0..{players} seats")
+                return list(range(people))
+            if not isinstance(people, list) or not all(
+                isinstance(s, int) and not isinstance(s, bool) and 0 <= s < players for s in people
+            ):
+                raise RequestError(
+                    HTTPStatus.BAD_REQUEST, f"people must be a count or a list of seats 0..{players - 1}"
+                )
+            if len(set(people)) != len(people):
+                raise RequestError(HTTPStatus.BAD_REQUEST, "people names a seat twice")
+            return sorted(people)
+        seat = field_of(request, "seat", int, default=None)
+        if seat is not None and not 0 <= seat < players:
+            raise RequestError(HTTPStatus.BAD_REQUEST, f"seat must be 0..{players - 1} or null to watch")
+        return [] if seat is None else [seat]
 
     def move(self, request: dict[str, Any]) -> dict[str, Any]:
         name = field_of(request, "action", str)
-        with self.playing(request) as session:
-            if session.person is None:
+        look = look_of(request)
+        with self.playing(request) as (session, seat):
+            if seat is None:
                 raise RequestError(HTTPStatus.CONFLICT, "nobody plays in this game: agents play each other (advance)")
             if session.over:
                 raise RequestError(HTTPStatus.CONFLICT, "the game is over: start a new one")
-            if session.to_act() != session.person:
-                raise RequestError(HTTPStatus.CONFLICT, f"it is {session.names[session.to_act()]}'s turn, not yours")
+            if session.to_act() != seat:
+                names = session.names_for(seat)
+                raise RequestError(HTTPStatus.CONFLICT, f"it is {names[session.to_act()]}'s turn, not yours")
             try:
                 action = session.game.action_from_name(name)
             except ValueError as error:
@@ -312,37 +600,81 @@ class Lobby:
                 raise RequestError(HTTPStatus.BAD_REQUEST, f"illegal move {name!r}; legal: {options}")
             session.apply(action)
             session.agents_until_person()
-            return session.view()
+            self.finish(session)
+            return session.view(seat, **look)
 
     def advance(self, request: dict[str, Any]) -> dict[str, Any]:
-        with self.playing(request) as session:
+        look = look_of(request)
+        with self.playing(request) as (session, seat):
             if session.over:
                 raise RequestError(HTTPStatus.CONFLICT, "the game is over: start a new one")
-            if session.to_act() == session.person:
-                raise RequestError(HTTPStatus.CONFLICT, "it is your turn: the agents wait for your move")
+            if session.agents[session.to_act()] is None:
+                whose = "your" if session.to_act() == seat else "a person's"
+                raise RequestError(HTTPStatus.CONFLICT, f"it is {whose} turn: the agents wait for that move")
             session.agent_move()
-            return session.view()
+            self.finish(session)
+            return session.view(seat, **look)
+
+    def see(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The game as the request's seat sees it now, changing nothing: what a joining page
+        loads, and what a waiting page polls."""
+        look = look_of(request)
+        with self.playing(request, any_step=True) as (session, seat):
+            return session.view(seat, **look)
+
+    def finish(self, session: Session) -> None:
+        """Keep a game that has just ended: its replay page and a line of ``games.jsonl`` in
+        :attr:`save_games` (once; nothing when no folder was given)."""
+        if self.save_games is None or not session.over or session.saved:
+            return
+        from arena.replay import write_html
+
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        path = write_html(session.replay(), self.save_games / f"{stamp}_{session.game.name}_{session.id}.html")
+        session.saved = str(path)
+        names = session.names
+        record = {
+            "file": path.name,
+            "finished": stamp,
+            "variant": session.game.name,
+            "options": session.game.options,
+            "seats": [("person" if a is None else a.name) for a in session.agents],
+            "people": session.people,
+            "deal": "practice" if session.practice is not None else "secret",
+            "seed": session.deal,
+            "moves": session.step,
+            "result": session.result(None),
+            "hands": [session.sentence(r, names, None) for r in session.results],
+            "score_label": score_label(session.game),
+            "match_points": session.game.match_points(session.state, 0),
+            "rewards": session.rewards,
+        }
+        with self.save_lock, (self.save_games / "games.jsonl").open("a", encoding="utf-8") as log:
+            log.write(json.dumps(record, default=str) + "\n")
 
     @contextmanager
-    def playing(self, request: dict[str, Any]) -> Iterator[Session]:
-        """The session a request names, held for this request alone, and refused unless
-        ``step`` is its latest. A game already being played (its agent thinking) is refused at
-        once rather than waited for: the request would be stale by then anyway, and a worker
-        thread is not tied up waiting."""
+    def playing(self, request: dict[str, Any], any_step: bool = False) -> Iterator[tuple[Session, int | None]]:
+        """The session a request names and the seat it speaks for (its ``key``), held for this
+        request alone, and refused unless ``step`` is its latest (``any_step``: a look that
+        changes nothing needs none). A game already being played (its agent thinking) is
+        refused at once rather than waited for: the request would be stale by then anyway, and
+        a worker thread is not tied up waiting."""
         game_id = field_of(request, "game", str)
-        step = field_of(request, "step", int)
+        step = None if any_step else field_of(request, "step", int)
+        key = field_of(request, "key", str, default=None)
         with self.lock:
             session = self.sessions.get(game_id)
         if session is None:
             raise RequestError(HTTPStatus.NOT_FOUND, f"no game {game_id!r} here (finished long ago, or never started)")
+        seat = session.seat_of(key)
         if not session.lock.acquire(blocking=False):
             raise RequestError(HTTPStatus.CONFLICT, "an agent is still thinking in this game: wait for its move")
         try:
-            if step != session.step:
+            if step is not None and step != session.step:
                 raise RequestError(
                     HTTPStatus.CONFLICT, f"stale request: it answers move {step}, the game is at move {session.step}"
                 )
-            yield session
+            yield session, seat
         finally:
             session.lock.release()
 
@@ -429,7 +761,7 @@ class Handler(BaseHTTPRequestHandler):
 
     server: PlayServer
     timeout = 10.0
-    routes = {"/api/new": Lobby.new, "/api/move": Lobby.move, "/api/advance": Lobby.advance}
+    routes = {"/api/new": Lobby.new, "/api/move": Lobby.move, "/api/advance": Lobby.advance, "/api/view": Lobby.see}
 
     def setup(self) -> None:
         self.connection, received = self.request
@@ -467,7 +799,12 @@ class Handler(BaseHTTPRequestHandler):
                 raise RequestError(
                     HTTPStatus.NOT_FOUND, f"no interface {self.path!r}; there are {', '.join(self.routes)}"
                 )
-            self.send_json(HTTPStatus.OK, route(self.server.lobby, self.read_json()))
+            answer = route(self.server.lobby, self.read_json())
+            if "keys" in answer:  # a new game: each person's seat gets its link, token and key
+                game = answer["game"]
+                links = {seat: f"{self.server.url}&game={game}&key={key}" for seat, key in answer.pop("keys").items()}
+                answer["links"] = links
+            self.send_json(HTTPStatus.OK, answer)
         except RequestError as error:
             self.send_json(error.status, {"error": str(error)})
         except (BrokenPipeError, ConnectionResetError, TimeoutError):
@@ -748,16 +1085,19 @@ class PlayServer(HTTPServer):
         self.wake_out.close()
 
 
-def make_server(load_policy: PolicyLoader, defaults: dict[str, Any], port: int = 0) -> PlayServer:
+def make_server(load_policy: PolicyLoader, defaults: dict[str, Any], port: int = 0,
+                save_games: str | Path | None = None) -> PlayServer:  # fmt: skip
     """A server on 127.0.0.1 (``port`` 0: any free port; read it from ``server.server_port``,
-    and the page's address, token included, from ``server.url``)."""
-    return PlayServer(Lobby(load_policy, defaults), port)
+    and the page's address, token included, from ``server.url``); ``save_games``: the folder
+    finished games are kept in (None: not kept)."""
+    return PlayServer(Lobby(load_policy, defaults, save_games), port)
 
 
 def serve(game: Game, policy: str, load_policy: Callable[..., Agent], seat: int, watch: bool, seed: int,
-          port: int) -> None:  # fmt: skip
+          port: int, save_games: str | Path | None = None) -> None:  # fmt: skip
     """Serve the page until Ctrl-C; its form starts with this game, policy and seat (and a
-    practice deal of ``seed`` when it is not 0: else the server deals in secret)."""
+    practice deal of ``seed`` when it is not 0: else the server deals in secret). Finished
+    games are kept in ``save_games`` (None: not kept)."""
     changed = {key: value for key, value in game.options.items() if value != type(game).defaults.get(key)}
     options = {"num_players": game.num_players, **changed}
     defaults = {
@@ -768,11 +1108,13 @@ def serve(game: Game, policy: str, load_policy: Callable[..., Agent], seat: int,
         "seed": seed or None,
     }
     try:
-        server = make_server(offered_policies(load_policy, policy), defaults, port)
+        server = make_server(offered_policies(load_policy, policy), defaults, port, save_games)
     except (OSError, OverflowError) as error:  # the port is taken, or not a port
         raise SystemExit(f"error: cannot serve on {HOST}:{port} ({error}); choose another --port") from None
     print(f"domino table at {server.url}  (Ctrl-C to stop)", flush=True)
     print("open that address as printed: its token is this run's password, for this user only", flush=True)
+    if save_games:
+        print(f"finished games are kept in {Path(save_games).resolve()} (replay pages and games.jsonl)", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

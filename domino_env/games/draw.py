@@ -190,7 +190,7 @@ class DrawGame(LineGame):
         return "\n".join(lines)
 
     # ------------------------------------------------------------------ records from outside
-    def _score_bounds(self) -> tuple[int, int]:
+    def score_bounds(self) -> tuple[int, int]:
         """A hand scores at most the set's pips (a blocked hand's winner holds the strictly
         lowest count, so "difference" never goes below 0); a match ends once a total reaches
         the target, so a total is below it before the last hand."""

@@ -79,7 +79,7 @@ class HungarianGame(LineGame):
         return "again: the run goes on" if state[game]["run_active"] else ""
 
     # ------------------------------------------------------------------ records from outside
-    def _score_bounds(self) -> tuple[int, int]:
+    def score_bounds(self) -> tuple[int, int]:
         """A hand's penalty is at most the set's pips; a seat whose total reaches the limit plays
         no further hand (it loses, or is eliminated and then holds nothing)."""
         scale = rules.POINTS_SCALE

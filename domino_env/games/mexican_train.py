@@ -190,7 +190,7 @@ class MexicanTrainGame(Game):
         return leader
 
     # ------------------------------------------------------------------ records from outside
-    def _score_bounds(self) -> tuple[int, int]:
+    def score_bounds(self) -> tuple[int, int]:
         """A round's penalty is at most ``points_scale``; a match has ``set_size + 1`` rounds."""
         cfg = self.config
         return cfg.points_scale, ((cfg.set_size + 1) * cfg.points_scale if cfg.match else cfg.points_scale)

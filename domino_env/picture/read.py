@@ -56,6 +56,7 @@ def read_table(
         pile_label="boneyard" if game.allow_draw else "set aside",
         pile=int((state[g]["location"][: game.num_tiles] == PILE).sum()),
         seats=seats,
+        score_label=score_label(game),
     )
     game.put_on_table(table, state, g, names)
     if last_move is not None:
@@ -63,6 +64,15 @@ def read_table(
         table.last_move = say_move(game, names, seat, action)
         table.last_tile = int(game.action_tiles[action])
     return table
+
+
+PENALTY_VARIANTS = ("hungarian", "mexican_train")  # a seat's score is the pips left against it
+
+
+def score_label(game: Game) -> str:
+    """What a seat's match score means in ``game``: points won (Draw, Block: higher is better)
+    or penalty pips (Hungarian, Mexican Train: lower is better)."""
+    return "penalty pips" if game.name in PENALTY_VARIANTS else "points won"
 
 
 def say_move(game: Game, names: Sequence[str], seat: int, action: int) -> str:

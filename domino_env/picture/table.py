@@ -41,6 +41,7 @@ class Table:
     pile_label: str  # "boneyard" or "set aside"
     pile: int
     seats: list[Seat]
+    score_label: str = "score"  # what a seat's score means: "points won" or "penalty pips"
     line: list[tuple[int, int]] = field(default_factory=list)  # line games: faces left to right
     open_ends: tuple[int, int] = (NO_NUMBER, NO_NUMBER)  # line games: left and right open numbers
     engine: int = NO_NUMBER  # Mexican Train: the engine double's number (NO_NUMBER: none yet)
