@@ -418,3 +418,12 @@ def test_the_policy_named_on_the_command_line_is_offered_and_no_other_file() -> 
             assert status == 400 and "not offered" in answer["error"], answer
     with running(defaults=defaults | {"opponent": "pimc:simulations=40"}) as server:
         assert "pimc:simulations=40" in server.lobby.choices()["agents"]
+
+
+def test_names_embedded_in_the_page_cannot_close_its_script() -> None:
+    from arena.web.server import script_json
+
+    hostile = {"policy": "</script><script>alert(1)</script>", "path": "a&b<!--", "line": "x\u2028y"}
+    text = script_json(hostile)
+    assert not any(character in text for character in "<>&\u2028\u2029")
+    assert json.loads(text) == hostile

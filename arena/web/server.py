@@ -783,7 +783,7 @@ class Handler(BaseHTTPRequestHandler):
             self.send_body(HTTPStatus.FORBIDDEN, NO_TOKEN_PAGE, "text/html")
             return
         choices = self.server.lobby.choices() | {"token": self.server.token}
-        text = json.dumps(choices).replace("</", "<\\/")
+        text = script_json(choices)
         self.send_body(HTTPStatus.OK, PAGE.read_text().replace("__CHOICES_JSON__", text).encode(), "text/html")
 
     def do_POST(self) -> None:
@@ -1083,6 +1083,18 @@ class PlayServer(HTTPServer):
         self.selector.close()
         self.wake_in.close()
         self.wake_out.close()
+
+
+SCRIPT_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def script_json(value: Any) -> str:
+    """``value`` as JSON that is safe inside a page's ``<script>``: no character of it can close
+    the tag, open a comment or end a line of JavaScript, whatever names or paths it holds."""
+    text = json.dumps(value)
+    for character, escaped in SCRIPT_ESCAPES.items():
+        text = text.replace(character, escaped)
+    return text
 
 
 def make_server(load_policy: PolicyLoader, defaults: dict[str, Any], port: int = 0,
