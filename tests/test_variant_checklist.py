@@ -1,6 +1,6 @@
-"""The README's checklist for adding a variant names every place a variant must join.
+"""The checklist for adding a variant (docs/architecture.md) names every place a variant must join.
 
-The checklist is the README's list that starts "A new variant `foo` is these files:" and runs to
+The checklist is docs/architecture.md's list that starts "A new variant `foo` is these files:" and runs to
 the next heading. This test finds, without being told, every place that lists the variants:
 
 - **registries**: module-level (or class-level) assignments in the project's Python files whose
@@ -41,7 +41,7 @@ from domino_env.game import Game
 from domino_env.variants import GAMES
 
 ROOT = Path(__file__).resolve().parent.parent
-README = ROOT / "README.md"
+README = ROOT / "docs" / "architecture.md"  # the page holding the checklist
 THIS = Path(__file__).resolve().relative_to(ROOT).as_posix()
 CHECKLIST_START = "A new variant `foo` is these files:"
 PLACEHOLDER = "foo"
@@ -277,7 +277,9 @@ def checklist() -> tuple[int, list[str], str]:
     indented lines that continue it) and its whole text."""
     lines = README.read_text().splitlines()
     starts = [number for number, line in enumerate(lines) if line.startswith(CHECKLIST_START)]
-    assert len(starts) == 1, f"README.md must hold one line starting {CHECKLIST_START!r}, found {len(starts)}"
+    assert len(starts) == 1, (
+        f"{README.relative_to(ROOT)} must hold one line starting {CHECKLIST_START!r}, found {len(starts)}"
+    )
     items: list[str] = []
     section = []
     continuing = False
@@ -375,11 +377,11 @@ def test_every_registry_and_dispatch_site_is_on_the_checklist() -> None:
     spans = [span for item in items for span in code_spans(item)]
     places = registries() + dispatch_sites() + per_variant_files() + config_folders()
     assert any(place.names == ("domino_env.variants.GAMES",) for place in places), (
-        "the search found no `domino_env.variants.GAMES`: it is broken, not the README"
+        "the search found no `domino_env.variants.GAMES`: it is broken, not the checklist"
     )
     missing = [place for place in places if not any(names_place(span, name) for name in place.names for span in spans)]
     assert not missing, (
-        f"README.md's checklist for a new variant (line {line}, {CHECKLIST_START!r}) misses places "
+        f"{README.relative_to(ROOT)}'s checklist for a new variant (line {line}, {CHECKLIST_START!r}) misses places "
         "a new variant must join. Add an item for each, naming it as the first code span shown and "
         "saying what a new variant puts there:\n"
         + "\n".join(f"  - `{place.names[0]}`  ({place.where}: {place.what})" for place in missing)
@@ -388,7 +390,7 @@ def test_every_registry_and_dispatch_site_is_on_the_checklist() -> None:
 
 def test_every_checklist_item_names_something_that_exists() -> None:
     line, items, section = checklist()
-    assert items, f"README.md's checklist (line {line}) has no items"
+    assert items, f"{README.relative_to(ROOT)}'s checklist (line {line}) has no items"
     problems = [
         f"names no path or `module.NAME`: {item[:90]!r}"
         for item in items
@@ -398,7 +400,9 @@ def test_every_checklist_item_names_something_that_exists() -> None:
         kind = references(span)
         if kind and not span_exists(span, kind):
             problems.append(f"`{span}` does not exist ({kind}; `{PLACEHOLDER}` read as any variant)")
-    assert not problems, f"stale entries in README.md's checklist (line {line}):\n  " + "\n  ".join(problems)
+    assert not problems, f"stale entries in {README.relative_to(ROOT)}'s checklist (line {line}):\n  " + "\n  ".join(
+        problems
+    )
 
 
 def test_every_game_class_is_registered() -> None:
