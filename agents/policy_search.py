@@ -18,9 +18,11 @@ import numpy as np
 import torch
 
 from agents.base import StatefulAgent
+from agents.belief import load_belief
 from agents.network import PolicyNetwork, masked_logits
 from agents.options import is_bounded_int
 from agents.registry import parse_options
+from agents.search import check_belief
 from domino_env.game import Game
 from domino_env.rng import game_seed
 
@@ -31,23 +33,30 @@ DEFAULT_SIMULATIONS = 256
 MAX_SIMULATIONS = 16_384
 
 
-def split_spec(spec: str) -> tuple[str, dict[str, int]] | None:
+def split_spec(spec: str) -> tuple[str, dict[str, int | str]] | None:
     """``("draw_2p", {"simulations": 1024})`` from ``"draw_2p+search:simulations=1024"``, or
-    ``None`` when ``spec`` does not name a policy with search."""
+    ``None`` when ``spec`` does not name a policy with search. ``belief=NAME`` draws the worlds
+    from a belief model (:class:`PolicySearchAgent`)."""
     name, _, rest = spec.partition(":")
     if not name.endswith(SUFFIX):
         return None
     options = parse_options(spec, rest)
-    unknown = set(options) - {"simulations"}
+    unknown = set(options) - {"simulations", "belief"}
     if unknown:
-        raise ValueError(f"{spec!r}: a policy with search takes only simulations=N, not {sorted(unknown)}")
+        raise ValueError(
+            f"{spec!r}: a policy with search takes only simulations=N, not {sorted(unknown)} "
+            "(besides belief=NAME, a belief model to draw worlds from)"
+        )
     return name.removesuffix(SUFFIX), options
 
 
 class PolicySearchAgent(StatefulAgent):
     """PIMC with ``network`` as the rollout player of every seat (see the module docstring):
     about ``simulations`` rollouts per move, spread as ``simulations // legal`` sampled worlds
-    per legal action, each action meeting the same worlds."""
+    per legal action, each action meeting the same worlds. With ``belief`` (a shipped belief
+    model's name or a folder, :mod:`agents.belief`) the worlds are drawn in proportion to its
+    probabilities of where the hidden tiles are (:meth:`Game.determinize_weighted`) instead of
+    uniformly."""
 
     def __init__(
         self,
@@ -56,7 +65,9 @@ class PolicySearchAgent(StatefulAgent):
         name: str = "policy" + SUFFIX,
         simulations: int = DEFAULT_SIMULATIONS,
         seed: int | None = None,
+        belief: str | None = None,
     ) -> None:
+        check_belief(name, belief)
         if not is_bounded_int(simulations, 1, MAX_SIMULATIONS):  # before any work
             raise ValueError(
                 f"{name}: simulations must be a positive integer, got {simulations!r}; "
@@ -69,6 +80,7 @@ class PolicySearchAgent(StatefulAgent):
         self.seed = 0 if seed is None else seed
         self.searches = 0  # moves searched so far: each move's worlds come from its own stream
         self.mask = np.zeros(game.num_actions, np.int8)
+        self.belief = None if belief is None else load_belief(belief, game)
 
     def random_state(self) -> int:
         return self.searches
@@ -85,13 +97,17 @@ class PolicySearchAgent(StatefulAgent):
         seat = game.current_seat(state, g)
         worlds = game.new_state(max(1, self.simulations // len(legal)))
         move_seed = int(game_seed(self.seed, self.searches))
+        observation, _ = game.view(state, g, seat)
+        weights = None if self.belief is None else self.belief.place_weights(observation, seat)
         for w in range(len(worlds)):
             worlds[w]["rng"] = game_seed(move_seed, w)
-            game.determinize(state, g, seat, worlds, w)
+            if weights is None:
+                game.determinize(state, g, seat, worlds, w)
+            else:
+                game.determinize_weighted(state, g, seat, worlds, w, weights)
         self.searches += 1
         results = self.play_out(np.tile(worlds, len(legal)), np.repeat(legal, len(worlds)), seat)
         means = results.reshape(len(legal), len(worlds)).mean(1)
-        observation, _ = game.view(state, g, seat)
         with torch.no_grad():
             prior = self.network.logits(torch.as_tensor(observation[None]))[0, legal].numpy()
         return int(legal[np.lexsort((-prior, -means))[0]])

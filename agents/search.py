@@ -71,6 +71,7 @@ class Simulator(NamedTuple):
     policy: Callable
     effort: int
     epsilon: float
+    determinize_weighted: Callable
 
 
 class Workspace(NamedTuple):
@@ -84,6 +85,7 @@ class Workspace(NamedTuple):
     scratch: np.ndarray
     mask: np.ndarray
     tried: np.ndarray
+    weights: np.ndarray  # a belief model's [P + 1, T] place weights this move; [0, 0]: uniform worlds
 
 
 # ---------------------------------------------------------------------------------------------- simulation
@@ -130,6 +132,16 @@ def finish_hand(sim, work, cfg, action, space):
 
 
 @njit
+def sample_world(sim, state, cfg, g, observer, out, space):
+    """Determinize game ``g`` for ``observer`` into ``out[0]``: uniformly, or in proportion to
+    the belief weights ``space.weights`` when it holds any."""
+    if space.weights.shape[0] > 0:
+        sim.determinize_weighted(state, cfg, g, observer, out, 0, space.weights)
+    else:
+        sim.determinize(state, cfg, g, observer, out, 0)
+
+
+@njit
 def pimc_search(sim, state, cfg, g, worlds, totals, counts, space):
     """Add to ``totals[a]`` / ``counts[a]`` the acting seat's results of ``worlds`` sampled
     worlds, each legal action ``a`` played once in each, then the hand simulated to its end.
@@ -139,7 +151,7 @@ def pimc_search(sim, state, cfg, g, worlds, totals, counts, space):
     world, work, rng = space.world, space.work, space.rng
     for _ in range(worlds):
         world[0].rng = next_u64(rng, 0)
-        sim.determinize(state, cfg, g, seat, world, 0)
+        sample_world(sim, state, cfg, g, seat, world, space)
         sim.legal_mask(world, cfg, 0, root_mask)
         stream = next_u64(rng, 0)
         for action in range(root_mask.shape[0]):
@@ -201,7 +213,7 @@ def tree_search(sim, tree, state, cfg, g, iterations, sample, explore, space):
     for _ in range(iterations):
         if sample:
             work[0].rng = next_u64(rng, 0)
-            sim.determinize(state, cfg, g, observer, work, 0)
+            sample_world(sim, state, cfg, g, observer, work, space)
         else:
             work[0] = state[g]
             work[0].rng = next_u64(rng, 0)
@@ -301,11 +313,33 @@ def backpropagate(tree, depth, work):
 # ---------------------------------------------------------------------------------------------- agents
 
 
+def check_belief(owner: str, belief: str | None) -> str | None:
+    """``belief`` names a shipped belief model or a folder holding one (checked for the game
+    when the agent is built), or is None."""
+    if belief is None:
+        return None
+    from agents.belief import resolve_belief, shipped_beliefs
+
+    try:
+        if not isinstance(belief, str):
+            raise ValueError
+        resolve_belief(belief)
+    except ValueError:
+        raise ValueError(
+            f"{owner}: belief must name a shipped belief model ({', '.join(shipped_beliefs())}) "
+            f"or a folder holding one, got {belief!r}"
+        ) from None
+    return belief
+
+
 class SearchAgent(StatefulAgent):
     """What the search agents share: the variant's compiled hooks, scratch records, an own
     generator, the budget (``simulations`` per move, or ``milliseconds`` when given), and how
     simulated players move: the strategy with look-ahead ``effort``, a uniform legal action
-    with probability ``epsilon``."""
+    with probability ``epsilon``. With ``belief`` (a shipped belief model's name, such as
+    ``draw_2p``, or a folder: :mod:`agents.belief`) worlds are drawn in proportion to the model's
+    probabilities of where the hidden tiles are (:meth:`Game.determinize_weighted`), computed
+    once a move from the acting seat's observation; without, uniformly."""
 
     epsilon = 0.1
 
@@ -317,8 +351,9 @@ class SearchAgent(StatefulAgent):
         milliseconds: float | None = None,
         epsilon: float | None = None,
         effort: int = ROLLOUT_EFFORT,
+        belief: str | None = None,
     ) -> None:
-        checked = self.check_budget(simulations, milliseconds, epsilon, effort)  # before any work
+        checked = self.check_budget(simulations, milliseconds, epsilon, effort, belief)  # before any work
         super().__init__(game)
         self.simulations = checked["simulations"]
         self.milliseconds = checked["milliseconds"]
@@ -326,6 +361,13 @@ class SearchAgent(StatefulAgent):
             self.epsilon = checked["epsilon"]
         self.effort = checked["effort"]
         self.hooks = (*game.compiled, heuristic_policy(game))
+        self.belief = None
+        weights = np.zeros((0, 0), np.float64)
+        if belief is not None:
+            from agents.belief import load_belief  # torch, only for an agent that uses it
+
+            self.belief = load_belief(belief, game)
+            weights = np.zeros((game.num_players + 1, game.num_tiles), np.float64)
         self.rng = np.zeros(1, RNG_DTYPE)
         self.rng[0]["rng"] = game_seed(0 if seed is None else seed, 0)
         self.mask = np.zeros(game.num_actions, np.int8)
@@ -336,6 +378,7 @@ class SearchAgent(StatefulAgent):
             scratch=game.new_state(SCRATCH_RECORDS),
             mask=self.mask,
             tried=np.zeros(game.num_actions, np.int8),
+            weights=weights,
         )
 
     @classmethod
@@ -345,6 +388,7 @@ class SearchAgent(StatefulAgent):
         milliseconds: float | None = None,
         epsilon: float | None = None,
         effort: int = ROLLOUT_EFFORT,
+        belief: str | None = None,
     ) -> dict:
         """The budget's options checked (a one-line ValueError names a bad one, its value and
         its range). ``simulations`` is checked even with ``milliseconds`` and is at least 1, and
@@ -356,6 +400,7 @@ class SearchAgent(StatefulAgent):
             else bounded_float(cls.name, "milliseconds", milliseconds, 1, MAX_MILLISECONDS),
             "epsilon": None if epsilon is None else bounded_float(cls.name, "epsilon", epsilon, 0, 1),
             "effort": bounded_int(cls.name, "effort", effort, 0, FULL_EFFORT),
+            "belief": check_belief(cls.name, belief),
         }
 
     @classmethod
@@ -367,7 +412,15 @@ class SearchAgent(StatefulAgent):
     def simulator(self) -> Simulator:
         """The compiled loops' view of the variant and of ``effort`` and ``epsilon`` as they
         are now (built per move, so changing either attribute takes effect)."""
-        return Simulator(*self.hooks, self.effort, self.epsilon)
+        return Simulator(*self.hooks, self.effort, self.epsilon, self.game.rules.determinize_weighted)
+
+    def believe(self, state: np.ndarray, g: int) -> None:
+        """With a belief model, set this move's world weights from the acting seat's own
+        observation (all the model reads, so nothing hidden reaches it)."""
+        if self.belief is not None:
+            seat = self.game.current_seat(state, g)
+            observation, _ = self.game.view(state, g, seat)
+            self.space.weights[:] = self.belief.place_weights(observation, seat)
 
     def random_state(self) -> int:
         return int(self.rng[0]["rng"])
@@ -407,6 +460,7 @@ class PIMCAgent(SearchAgent):
         if only is not None:
             return only
         legal = int(self.mask.sum())
+        self.believe(state, g)
         totals = np.zeros(self.game.num_actions)
         counts = np.zeros(self.game.num_actions)
         sim = self.simulator()
@@ -443,6 +497,7 @@ class ISMCTSAgent(SearchAgent):
             return only
         root_mask = self.mask.copy()
         seat = self.game.current_seat(state, g)
+        self.believe(state, g)
         capacity = self.simulations + 1 if self.milliseconds is None else TIME_CAPACITY
         tree = Tree.empty(capacity)
         sim = self.simulator()

@@ -112,6 +112,21 @@ class Game:
         uniform over the consistent deals."""
         return bool(self.rules.determinize(state, self.packed_config, game, observer, out, out_game))
 
+    def determinize_weighted(
+        self, state: np.ndarray, game: int, observer: int, out: np.ndarray, out_game: int, weights: np.ndarray
+    ) -> None:
+        """:meth:`determinize` with the hidden tiles' places drawn in proportion to ``weights``
+        (``[P + 1, num_tiles]`` float64: absolute seats, then the boneyard or the tiles set aside;
+        a belief model's probabilities, from :func:`agents.belief.place_weights`) instead of
+        uniformly. Every hard constraint is kept as :meth:`determinize` keeps it: what
+        ``observer`` sees, each hand's size, the boneyard's or set-aside size, the voids
+        (:func:`domino_env.sampling.place_weighted`)."""
+        weights = np.ascontiguousarray(weights, np.float64)
+        shape = (self.num_players + 1, self.num_tiles)
+        if weights.shape != shape or not np.isfinite(weights).all() or (weights < 0).any():
+            raise ValueError(f"weights must be finite, non-negative, of shape {shape}, got {weights.shape}")
+        self.rules.determinize_weighted(state, self.packed_config, game, observer, out, out_game, weights)
+
     def batch_reset(self, state: np.ndarray, obs: np.ndarray, mask: np.ndarray, seat: np.ndarray) -> None:
         """Start every game of ``state`` and write each acting seat, its view and its legal
         actions (see :func:`domino_env.games.core.batch_reset`)."""

@@ -28,6 +28,8 @@ from domino_env.rng import below, next_u64, shuffle
 from domino_env.tiles import TILE_HIGH, TILE_LOW
 
 DEFAULT_TRIES = 2000
+WEIGHT_FLOOR = 1e-6  # place_weighted's weight for a place the rules allow and the model rules out
+NO_WEIGHTS = np.zeros((0, 0), np.float64)  # a determinize_weighted without weights draws uniformly
 
 
 @njit(cache=True)
@@ -163,6 +165,61 @@ def place_feasibly(rng, r, capacity, allowed, order, placement):
 
 
 @njit(cache=True)
+def place_weighted(rng, r, hidden, capacity, forbidden, weights, placement):
+    """``place_hidden``'s placement, drawn in proportion to ``weights`` instead of uniformly:
+    ``weights[h, t]`` (places by tiles of the set) is how likely tile ``t`` is in place ``h``,
+    from a belief model. Every hard constraint is kept exactly (capacities, forbidden numbers):
+    the tiles are taken in a random order, each put in a place drawn among those that may hold it
+    and still have room, in proportion to its weights (a floor of ``WEIGHT_FLOOR`` where a weight
+    is zero, so that a place the model rules out but the rules allow stays possible); a place
+    whose choice would leave the remaining tiles unplaceable (Hall's condition,
+    ``still_feasible``) is struck off and the draw repeated, so it never gets stuck. Not a draw
+    from the model's joint distribution (nor uniform): the sequential product of its marginals
+    under the constraints. Returns nothing; ``placement`` is written."""
+    n = hidden.shape[0]
+    places = capacity.shape[0]
+    allowed = np.zeros((places, n), np.bool_)
+    for h in range(places):
+        for i in range(n):
+            allowed[h, i] = may_hold(hidden[i], forbidden[h])
+    free = np.ones(n, np.bool_)
+    demand = capacity.copy()
+    order = np.arange(n)
+    for i in range(n - 1, 0, -1):
+        j = below(rng, r, i + 1)
+        order[i], order[j] = order[j], order[i]
+    mass = np.empty(places, np.float64)
+    for k in range(n):
+        i = order[k]
+        tile = hidden[i]
+        total = 0.0
+        for h in range(places):
+            mass[h] = 0.0
+            if demand[h] > 0 and allowed[h, i]:
+                mass[h] = max(weights[h, tile], WEIGHT_FLOOR)
+                total += mass[h]
+        free[i] = False
+        while True:
+            if total <= 0.0:
+                raise ValueError("no placement of the hidden tiles satisfies the known voids")
+            pick = uniform01(rng, r) * total
+            h = places - 1
+            for q in range(places):
+                if mass[q] > 0.0:
+                    h = q
+                    pick -= mass[q]
+                    if pick < 0.0:
+                        break
+            demand[h] -= 1
+            if still_feasible(allowed, free, demand):
+                placement[i] = h
+                break
+            demand[h] += 1
+            total -= mass[h]
+            mass[h] = 0.0
+
+
+@njit(cache=True)
 def place_hidden_with_boneyard(rng, r, hidden, capacity, forbidden, location, boneyard, drawn, in_boneyard):
     """``place_hidden`` for a game with an ordered boneyard, written back into the game: places
     ``0 .. P-1`` are seats and the last place is the boneyard. A tile placed in seat ``p`` gets
@@ -170,9 +227,26 @@ def place_hidden_with_boneyard(rng, r, hidden, capacity, forbidden, location, bo
     ``drawn`` tiles of ``boneyard`` in a fresh random order. The drawn part of the order, which
     would tell who drew what, is erased (-1); the rules never read it again. Returns what
     ``place_hidden`` returns (True for an exactly uniform draw)."""
-    pile = capacity.shape[0] - 1
     placement = np.empty(hidden.shape[0], np.int64)
     exact = place_hidden(rng, r, hidden, capacity, forbidden, placement, DEFAULT_TRIES)
+    write_boneyard(rng, r, hidden, capacity, placement, location, boneyard, drawn, in_boneyard)
+    return exact
+
+
+@njit(cache=True)
+def place_weighted_with_boneyard(rng, r, hidden, capacity, forbidden, weights, location, boneyard, drawn, in_boneyard):
+    """``place_hidden_with_boneyard`` with ``place_weighted``'s draw (``weights`` [places, tiles]);
+    returns False (the draw is not uniform)."""
+    placement = np.empty(hidden.shape[0], np.int64)
+    place_weighted(rng, r, hidden, capacity, forbidden, weights, placement)
+    write_boneyard(rng, r, hidden, capacity, placement, location, boneyard, drawn, in_boneyard)
+    return False
+
+
+@njit(cache=True)
+def write_boneyard(rng, r, hidden, capacity, placement, location, boneyard, drawn, in_boneyard):
+    """Write ``placement`` back into the game (see ``place_hidden_with_boneyard``)."""
+    pile = capacity.shape[0] - 1
     undrawn = np.empty(capacity[pile], np.int8)
     k = 0
     for i in range(hidden.shape[0]):
@@ -186,4 +260,3 @@ def place_hidden_with_boneyard(rng, r, hidden, capacity, forbidden, location, bo
     for i in range(k):
         boneyard[drawn + i] = undrawn[i]
     boneyard[:drawn] = -1
-    return exact

@@ -27,7 +27,7 @@ from numba import njit
 from domino_env.games import core
 from domino_env.games.core import HAND_OVER, LEFT, PLAYING, REWARD_POINTS, RIGHT
 from domino_env.rng import shuffle
-from domino_env.sampling import place_hidden_with_boneyard
+from domino_env.sampling import NO_WEIGHTS, place_hidden_with_boneyard, place_weighted_with_boneyard
 from domino_env.tiles import MAX_PIPS, MAX_TILES, TILE_HIGH, TILE_LOW, TILE_VALUE
 
 MAX_PLAYERS = 10
@@ -453,6 +453,14 @@ def determinize(state, cfg, g, observer, out, h):
     middle of drawing may just have drawn a tile that fits them (it must play it next).
     Returns True when the draw is exactly uniform (see :mod:`domino_env.sampling`).
     """
+    return determinize_weighted(state, cfg, g, observer, out, h, NO_WEIGHTS)
+
+
+@njit(cache=True)
+def determinize_weighted(state, cfg, g, observer, out, h, weights):
+    """``determinize``, the hidden tiles' places drawn in proportion to ``weights`` ([P + 1,
+    tiles]: seats, then the boneyard; see ``domino_env.sampling.place_weighted``) under the same
+    constraints; an empty ``weights`` (``NO_WEIGHTS``) draws uniformly, as ``determinize``."""
     # Before the lead, the tile that must lead is known to be the leader's.
     lead = state[g].lead_tile
     known_lead = lead if state[g].tiles_on_table == 0 and lead >= 0 else -1
@@ -469,6 +477,10 @@ def determinize(state, cfg, g, observer, out, h):
         s.location[known_lead] = s.leader
         capacity[s.leader] -= 1
     capacity[players] = s.boneyard_size - s.boneyard_top
+    if weights.shape[0] > 0:
+        return place_weighted_with_boneyard(
+            out, h, hidden, capacity, forbidden, weights, s.location, s.boneyard, s.boneyard_top, IN_BONEYARD
+        )
     return place_hidden_with_boneyard(
         out, h, hidden, capacity, forbidden, s.location, s.boneyard, s.boneyard_top, IN_BONEYARD
     )

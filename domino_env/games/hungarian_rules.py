@@ -46,7 +46,7 @@ from numba import njit
 from domino_env.games import core
 from domino_env.games.core import HAND_OVER, LEFT, NO_END, PLAYING, REWARD_POINTS, RIGHT
 from domino_env.rng import below, shuffle
-from domino_env.sampling import DEFAULT_TRIES, place_hidden
+from domino_env.sampling import DEFAULT_TRIES, NO_WEIGHTS, place_hidden, place_weighted
 from domino_env.tiles import TILE_HIGH, TILE_LOW, TILE_VALUE, total_pips
 
 MAX_PLAYERS = 4
@@ -459,6 +459,15 @@ def determinize(state, cfg, g, observer, out, h):
     which the copy keeps, so nothing hidden in game ``g`` reaches the result. Returns True when
     the draw is exactly uniform (see :mod:`domino_env.sampling`).
     """
+    return determinize_weighted(state, cfg, g, observer, out, h, NO_WEIGHTS)
+
+
+@njit(cache=True)
+def determinize_weighted(state, cfg, g, observer, out, h, weights):
+    """``determinize``, the hidden tiles' places drawn in proportion to ``weights`` ([P + 1,
+    tiles]: seats, then the tiles set aside; see ``domino_env.sampling.place_weighted``) under
+    the same constraints; an empty ``weights`` (``NO_WEIGHTS``) draws uniformly, as
+    ``determinize``."""
     players = cfg[0].num_players
     hidden, capacity, forbidden = core.start_determinize(state, g, observer, out, h, players, NUM_TILES, -1)
     s = out[h]
@@ -466,7 +475,11 @@ def determinize(state, cfg, g, observer, out, h):
     # Places 0 .. P-1 are the seats (the observer's own takes nothing), place P the tiles set aside.
     capacity[players] = count - capacity[:players].sum()
     placement = np.empty(count, np.int64)
-    exact = place_hidden(out, h, hidden, capacity, forbidden, placement, DEFAULT_TRIES)
+    if weights.shape[0] > 0:
+        place_weighted(out, h, hidden, capacity, forbidden, weights, placement)
+        exact = False
+    else:
+        exact = place_hidden(out, h, hidden, capacity, forbidden, placement, DEFAULT_TRIES)
     for i in range(count):
         s.location[hidden[i]] = SET_ASIDE if placement[i] == players else placement[i]
     return exact

@@ -82,7 +82,7 @@ from numba import njit
 from domino_env.games import core
 from domino_env.games.core import HAND_OVER, PLAYING, REWARD_POINTS
 from domino_env.rng import shuffle
-from domino_env.sampling import place_hidden_with_boneyard
+from domino_env.sampling import NO_WEIGHTS, place_hidden_with_boneyard, place_weighted_with_boneyard
 from domino_env.tiles import MAX_PIPS, MAX_TILES, TILE_HIGH, TILE_LOW, TILE_VALUE
 
 MAX_PLAYERS = 8
@@ -694,11 +694,23 @@ def determinize(state, cfg, g, observer, out, h):
     ``g`` reaches the result. Returns True when the draw is exactly uniform (see
     :mod:`domino_env.sampling`).
     """
+    return determinize_weighted(state, cfg, g, observer, out, h, NO_WEIGHTS)
+
+
+@njit(cache=True)
+def determinize_weighted(state, cfg, g, observer, out, h, weights):
+    """``determinize``, the hidden tiles' places drawn in proportion to ``weights`` ([P + 1,
+    tiles]: seats, then the boneyard; see ``domino_env.sampling.place_weighted``) under the same
+    constraints; an empty ``weights`` (``NO_WEIGHTS``) draws uniformly, as ``determinize``."""
     players = cfg[0].num_players
     hidden, capacity, forbidden = core.start_determinize(state, g, observer, out, h, players, cfg[0].num_tiles, -1)
     s = out[h]
     # Places 0 .. P-1 are the seats (the observer's own takes nothing), place P the boneyard.
     capacity[players] = s.boneyard_size - s.boneyard_top
+    if weights.shape[0] > 0:
+        return place_weighted_with_boneyard(
+            out, h, hidden, capacity, forbidden, weights, s.location, s.boneyard, s.boneyard_top, IN_BONEYARD
+        )
     return place_hidden_with_boneyard(
         out, h, hidden, capacity, forbidden, s.location, s.boneyard, s.boneyard_top, IN_BONEYARD
     )
