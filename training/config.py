@@ -92,8 +92,13 @@ class PoolConfig:
     snapshot_every: int = 20  # updates between frozen snapshots of the learner
     max_snapshots: int = 16  # oldest snapshots leave the pool first
     self_play_share: float = 0.5  # episodes against the current policy itself
-    baseline_share: float = 0.2  # episodes against the built-in agents below
+    baseline_share: float = 0.2  # episodes against the built-in agents and frozen policies below
     baselines: list[str] = field(default_factory=lambda: ["random", "greedy"])
+    # Trained policies (shipped names such as draw_2p, or checkpoint paths) drawn with the
+    # baselines, frozen: what a best response trains against (python -m arena exploit). They play
+    # their most likely action, as the arena seats them, or sample their softmax (frozen_sample).
+    frozen: list[str] = field(default_factory=list)
+    frozen_sample: bool = False
     pfsp_power: float = 2.0  # weight (1 - win rate) ** power: harder opponents more often
     result_decay: float = 0.95  # moving average of the learner's results per opponent
 

@@ -3,10 +3,11 @@
 Each episode the trainer draws the policy that plays the opponents' seats (in partnerships the
 learner plays its partner's seat too). With probability ``self_play_share`` it is the current
 policy itself (then the learner plays every seat); with ``baseline_share`` a built-in agent
-(any the project ships, stateful ones included); otherwise a frozen snapshot. Among baselines
-and among snapshots the draw is prioritized fictitious self-play: weight ``(1 - p) ** pfsp_power``
-where ``p`` is the learner's recent score against that opponent, so the opponents it still loses
-to come up most often.
+(any the project ships, stateful ones included) or a frozen trained policy (``pool.frozen``: with
+``self_play_share=0`` and ``baseline_share=1`` the learner trains a best response to it alone);
+otherwise a frozen snapshot. Among baselines and among snapshots the draw is prioritized
+fictitious self-play: weight ``(1 - p) ** pfsp_power`` where ``p`` is the learner's recent score
+against that opponent, so the opponents it still loses to come up most often.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from agents.base import Agent, StatefulAgent
 from agents.network import PolicyNetwork
 from agents.policy import PolicyAgent
 from domino_env.game import Game
-from training.config import PoolConfig
+from training import checkpoint as ckpt
+from training.config import ConfigError, PoolConfig
 
 SELF = -1  # the owner code of seats the learner plays
 
@@ -34,6 +36,19 @@ class Member:
     score: float = 0.5  # moving average of the learner's result against it (1 win, 0 loss)
     games: int = 0
     weights: dict[str, torch.Tensor] | None = None  # snapshots only, for checkpoints
+
+
+def frozen_policy(name: str, game: Game, seed: int, sample: bool = False, key: str = "pool.frozen") -> PolicyAgent:
+    """The trained policy ``name`` (a shipped agent's name or a checkpoint) as a pool member:
+    its most likely action (``sample=False``, as the arena plays it) or a sample of its softmax.
+    Refused with a one-line ConfigError naming ``key`` where there is no such policy."""
+    path = ckpt.resolve_checkpoint(name)
+    if path is None:
+        shipped = ", ".join(ckpt.pretrained_names()) or "none"
+        raise ConfigError(f"{key}: {name!r} is neither a shipped policy ({shipped}) nor a checkpoint path")
+    network = ckpt.load_network(path, game)
+    network.eval()
+    return PolicyAgent(network, name=name, deterministic=not sample, seed=seed)
 
 
 class OpponentPool:
@@ -48,6 +63,11 @@ class OpponentPool:
         self.members: dict[int, Member] = {
             i: Member(name, make_agent(name, game, seed=seed + i)) for i, name in enumerate(config.baselines)
         }
+        for j, name in enumerate(config.frozen):
+            i = len(config.baselines) + j
+            self.members[i] = Member(
+                name, frozen_policy(name, game, seed + i, config.frozen_sample, f"pool.frozen[{j}]")
+            )
         self.baseline_ids = list(self.members)
         self.snapshot_ids: list[int] = []  # drawable snapshots, oldest first
         self.next_id = len(self.members)
