@@ -27,10 +27,10 @@ from typing import Any
 
 import numpy as np
 import torch
-from safetensors import safe_open
-from safetensors.torch import load_file, save_file
+from safetensors.torch import save_file
 from torch import nn
 
+from agents.weights_file import expected_tensors, read_checked_weights
 from domino_env.game import Game
 from domino_env.tiles import TILE_HIGH, TILE_LOW
 
@@ -243,32 +243,9 @@ def load_belief(name_or_path: str | Path, game: Game) -> BeliefModel:
     folder = resolve_belief(name_or_path)
     meta = read_meta(folder)
     hidden = check_meta(folder, meta, game)
-    with torch.device("meta"):
-        shapes = {name: tuple(t.shape) for name, t in network_for(game, hidden).state_dict().items()}
-    file = folder / WEIGHTS_FILE
-    try:
-        with safe_open(str(file), framework="pt") as handle:
-            names = set(handle.keys())
-            if names != set(shapes):
-                raise BeliefError(
-                    f"belief {file} does not hold the tensors of its recorded network "
-                    f"(missing {sorted(set(shapes) - names)[:3]}, unexpected {sorted(names - set(shapes))[:3]})"
-                )
-            for name, shape in shapes.items():
-                stored = handle.get_slice(name)
-                if tuple(stored.get_shape()) != shape or stored.get_dtype() != "F16":
-                    raise BeliefError(
-                        f"belief {file}: tensor {name} is {stored.get_dtype()} {list(stored.get_shape())}, "
-                        f"its recorded network needs F16 {list(shape)}"
-                    )
-        weights = load_file(str(file))
-    except BeliefError:
-        raise
-    except Exception as error:  # safetensors raises its own error types for damaged files
-        raise BeliefError(f"{file} is not a readable safetensors file: {' '.join(str(error).split())[:120]}") from None
-    for name, tensor in weights.items():
-        if not torch.isfinite(tensor).all():
-            raise BeliefError(f"belief {file}: tensor {name} holds weights that are not finite")
+    with torch.device("meta"):  # shapes only, no storage
+        expected = expected_tensors(network_for(game, hidden), dtype="F16")
+    weights = read_checked_weights(folder / WEIGHTS_FILE, expected, BeliefError, f"belief {folder / WEIGHTS_FILE}")
     network = network_for(game, hidden)
     network.load_state_dict({name: t.float() for name, t in weights.items()})
     return BeliefModel(game, network, meta)

@@ -220,32 +220,28 @@ def place_weighted(rng, r, hidden, capacity, forbidden, weights, placement):
 
 
 @njit(cache=True)
-def place_hidden_with_boneyard(rng, r, hidden, capacity, forbidden, location, boneyard, drawn, in_boneyard):
-    """``place_hidden`` for a game with an ordered boneyard, written back into the game: places
-    ``0 .. P-1`` are seats and the last place is the boneyard. A tile placed in seat ``p`` gets
-    ``location`` ``p``; the tiles placed in the boneyard get ``in_boneyard`` and follow the
-    ``drawn`` tiles of ``boneyard`` in a fresh random order. The drawn part of the order, which
-    would tell who drew what, is erased (-1); the rules never read it again. Returns what
-    ``place_hidden`` returns (True for an exactly uniform draw)."""
+def place_with_boneyard(rng, r, hidden, capacity, forbidden, weights, location, boneyard, drawn, in_boneyard):
+    """The hidden tiles placed for a game with an ordered boneyard, written back into the game:
+    places ``0 .. P-1`` are seats and the last place is the boneyard. An empty ``weights``
+    (``NO_WEIGHTS``) draws by ``place_hidden`` (uniform), else by ``place_weighted`` in proportion
+    to ``weights`` [places, tiles]. A tile placed in seat ``p`` gets ``location`` ``p``; the
+    tiles placed in the boneyard get ``in_boneyard`` and follow the ``drawn`` tiles of
+    ``boneyard`` in a fresh random order. The drawn part of the order, which would tell who drew
+    what, is erased (-1); the rules never read it again. Returns True for an exactly uniform
+    draw (what ``place_hidden`` returns; a weighted draw is not)."""
     placement = np.empty(hidden.shape[0], np.int64)
-    exact = place_hidden(rng, r, hidden, capacity, forbidden, placement, DEFAULT_TRIES)
+    if weights.shape[0] > 0:
+        place_weighted(rng, r, hidden, capacity, forbidden, weights, placement)
+        exact = False
+    else:
+        exact = place_hidden(rng, r, hidden, capacity, forbidden, placement, DEFAULT_TRIES)
     write_boneyard(rng, r, hidden, capacity, placement, location, boneyard, drawn, in_boneyard)
     return exact
 
 
 @njit(cache=True)
-def place_weighted_with_boneyard(rng, r, hidden, capacity, forbidden, weights, location, boneyard, drawn, in_boneyard):
-    """``place_hidden_with_boneyard`` with ``place_weighted``'s draw (``weights`` [places, tiles]);
-    returns False (the draw is not uniform)."""
-    placement = np.empty(hidden.shape[0], np.int64)
-    place_weighted(rng, r, hidden, capacity, forbidden, weights, placement)
-    write_boneyard(rng, r, hidden, capacity, placement, location, boneyard, drawn, in_boneyard)
-    return False
-
-
-@njit(cache=True)
 def write_boneyard(rng, r, hidden, capacity, placement, location, boneyard, drawn, in_boneyard):
-    """Write ``placement`` back into the game (see ``place_hidden_with_boneyard``)."""
+    """Write ``placement`` back into the game (see ``place_with_boneyard``)."""
     pile = capacity.shape[0] - 1
     undrawn = np.empty(capacity[pile], np.int8)
     k = 0

@@ -33,6 +33,7 @@ import torch
 from safetensors.torch import load_file, safe_open, save_file
 
 from agents.network import ACTION_HEADS, MAX_HIDDEN_LAYERS, MAX_HIDDEN_SIZE, PolicyNetwork, network_for
+from agents.weights_file import expected_tensors, one_line, read_checked_weights
 from domino_env import make_game
 from domino_env.game import Game
 from training.config import ConfigError, TrainConfig, load_config, resume_changes
@@ -110,7 +111,7 @@ def read_metadata(path: str | Path) -> dict[str, str]:
     except CheckpointError:
         raise
     except Exception as error:  # safetensors raises its own error types for damaged files
-        raise CheckpointError(f"{path} is not a readable safetensors checkpoint: {_one_line(error)}") from None
+        raise CheckpointError(f"{path} is not a readable safetensors checkpoint: {one_line(error)}") from None
 
 
 def _network_options(path: str | Path, metadata: dict[str, str], game: Game) -> tuple[list[int], int, str]:
@@ -164,46 +165,14 @@ def load_network(path: str | Path, game: Game) -> PolicyNetwork:
             )
     hidden, critic_inputs, action_head = _network_options(path, metadata, game)
     with torch.device("meta"):  # shapes only, no storage
-        described = network_for(game, hidden, critic_inputs, action_head)
-    shapes = {name: (tuple(tensor.shape), tensor.dtype) for name, tensor in described.state_dict().items()}
-    file = model_path(path)
-    try:
-        with safe_open(str(file), framework="pt") as handle:
-            names = set(handle.keys())
-            if names != set(shapes):
-                missing, extra = sorted(set(shapes) - names), sorted(names - set(shapes))
-                raise CheckpointError(
-                    f"checkpoint {path} does not hold the tensors of its recorded network "
-                    f"(missing {missing[:3]}, unexpected {extra[:3]})"
-                )
-            for name, (shape, dtype) in shapes.items():
-                stored = handle.get_slice(name)
-                if tuple(stored.get_shape()) != shape or stored.get_dtype() != _SAFETENSORS_DTYPES[dtype]:
-                    raise CheckpointError(
-                        f"checkpoint {path}: tensor {name} is {stored.get_dtype()} {list(stored.get_shape())}, "
-                        f"its recorded network needs {_SAFETENSORS_DTYPES[dtype]} {list(shape)}"
-                    )
-        weights = load_file(str(file))
-    except CheckpointError:
-        raise
-    except Exception as error:  # safetensors raises its own error types for damaged files
-        raise CheckpointError(f"{path} is not a readable safetensors checkpoint: {_one_line(error)}") from None
-    for name, tensor in weights.items():
-        if not torch.isfinite(tensor).all():
-            raise CheckpointError(f"checkpoint {path}: tensor {name} holds weights that are not finite (NaN or inf)")
+        expected = expected_tensors(network_for(game, hidden, critic_inputs, action_head))
+    weights = read_checked_weights(model_path(path), expected, CheckpointError, f"checkpoint {path}")
     network = network_for(game, hidden, critic_inputs, action_head)
     try:
         network.load_state_dict(weights)
     except RuntimeError as error:
-        raise CheckpointError(f"checkpoint {path} does not fit its recorded network: {_one_line(error)}") from None
+        raise CheckpointError(f"checkpoint {path} does not fit its recorded network: {one_line(error)}") from None
     return network
-
-
-_SAFETENSORS_DTYPES = {torch.float32: "F32", torch.float64: "F64", torch.float16: "F16", torch.bfloat16: "BF16"}
-
-
-def _one_line(error: BaseException) -> str:
-    return " ".join(str(error).split())
 
 
 def initial_weights(
@@ -246,7 +215,7 @@ def game_of_checkpoint(path: str | Path) -> tuple[str, dict[str, Any]]:
         make_game(variant, **options)
     except (ValueError, TypeError) as error:
         raise CheckpointError(
-            f"checkpoint {path} was trained on a game this version cannot make: {_one_line(error)[:300]}"
+            f"checkpoint {path} was trained on a game this version cannot make: {one_line(error)[:300]}"
         ) from None
     return variant, options
 
@@ -461,7 +430,7 @@ def load_training_state(folder: Path, records_dtype: np.dtype | None = None) -> 
     try:
         document = json.loads((folder / STATE_FILE).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
-        raise CheckpointError(f"{folder / STATE_FILE} is not a readable JSON file: {_one_line(error)}") from None
+        raise CheckpointError(f"{folder / STATE_FILE} is not a readable JSON file: {one_line(error)}") from None
     if (
         not isinstance(document, dict)
         or document.get("format") != STATE_FORMAT
@@ -473,12 +442,12 @@ def load_training_state(folder: Path, records_dtype: np.dtype | None = None) -> 
         tensors = load_file(str(folder / STATE_TENSORS))
     except Exception as error:  # safetensors raises its own error types for damaged files
         raise CheckpointError(
-            f"{folder / STATE_TENSORS} is not a readable safetensors file: {_one_line(error)}"
+            f"{folder / STATE_TENSORS} is not a readable safetensors file: {one_line(error)}"
         ) from None
     try:
         return decode_state(tensors, document["state"], records_dtype)
     except (ValueError, TypeError, KeyError, RecursionError) as error:
-        raise CheckpointError(f"{folder / STATE_FILE}: {_one_line(error)}") from None
+        raise CheckpointError(f"{folder / STATE_FILE}: {one_line(error)}") from None
 
 
 def open_resume(

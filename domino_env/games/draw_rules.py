@@ -27,7 +27,7 @@ from numba import njit
 from domino_env.games import core
 from domino_env.games.core import HAND_OVER, LEFT, PLAYING, REWARD_POINTS, RIGHT
 from domino_env.rng import shuffle
-from domino_env.sampling import NO_WEIGHTS, place_hidden_with_boneyard, place_weighted_with_boneyard
+from domino_env.sampling import NO_WEIGHTS, place_with_boneyard
 from domino_env.tiles import MAX_PIPS, MAX_TILES, TILE_HIGH, TILE_LOW, TILE_VALUE
 
 MAX_PLAYERS = 10
@@ -477,12 +477,8 @@ def determinize_weighted(state, cfg, g, observer, out, h, weights):
         s.location[known_lead] = s.leader
         capacity[s.leader] -= 1
     capacity[players] = s.boneyard_size - s.boneyard_top
-    if weights.shape[0] > 0:
-        return place_weighted_with_boneyard(
-            out, h, hidden, capacity, forbidden, weights, s.location, s.boneyard, s.boneyard_top, IN_BONEYARD
-        )
-    return place_hidden_with_boneyard(
-        out, h, hidden, capacity, forbidden, s.location, s.boneyard, s.boneyard_top, IN_BONEYARD
+    return place_with_boneyard(
+        out, h, hidden, capacity, forbidden, weights, s.location, s.boneyard, s.boneyard_top, IN_BONEYARD
     )
 
 
