@@ -89,11 +89,18 @@ class PolicySearchAgent(StatefulAgent):
         self.searches = int(state)
 
     def act_state(self, state: np.ndarray, g: int) -> int:
+        return self.action_values(state, g)[0]
+
+    def action_values(self, state: np.ndarray, g: int) -> tuple[int, np.ndarray, np.ndarray]:
+        """The move :meth:`act_state` plays in game ``g`` (the same one, drawing the same worlds),
+        with the legal actions and the acting seat's mean result after each over the sampled
+        worlds: what search learned about the position, for distilling it into a policy
+        (training/distill.py). A forced move is not searched: its mean is NaN."""
         game = self.game
         game.legal_mask(state, g, self.mask)
         legal = np.flatnonzero(self.mask)
         if len(legal) == 1:
-            return int(legal[0])
+            return int(legal[0]), legal, np.full(1, np.nan)
         seat = game.current_seat(state, g)
         worlds = game.new_state(max(1, self.simulations // len(legal)))
         move_seed = int(game_seed(self.seed, self.searches))
@@ -110,7 +117,7 @@ class PolicySearchAgent(StatefulAgent):
         means = results.reshape(len(legal), len(worlds)).mean(1)
         with torch.no_grad():
             prior = self.network.logits(torch.as_tensor(observation[None]))[0, legal].numpy()
-        return int(legal[np.lexsort((-prior, -means))[0]])
+        return int(legal[np.lexsort((-prior, -means))[0]]), legal, means
 
     @torch.no_grad()
     def play_out(self, rows: np.ndarray, first: np.ndarray, seat: int) -> np.ndarray:

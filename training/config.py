@@ -20,6 +20,7 @@ from typing import Any
 import yaml
 
 from agents.network import ACTION_HEADS, MAX_HIDDEN_LAYERS, MAX_HIDDEN_SIZE
+from agents.policy_search import MAX_SIMULATIONS
 from domino_env import make_game
 
 
@@ -116,6 +117,22 @@ class ImitationConfig:
 
 
 @dataclass
+class DistillConfig:
+    """Search distilled into the policy during PPO (see :mod:`training.distill`); off by default."""
+
+    every: int = 0  # updates between distillation rounds; 0: never (the run is plain PPO)
+    positions: int = 2_000  # unforced positions the current policy reaches, labelled per round
+    simulations: int = 64  # rollouts of policy+search per labelled position
+    temperature: float = 0.1  # softmax temperature over the searched action values
+    epochs: int = 1  # passes over a round's positions
+    minibatch_size: int = 256
+    policy_coef: float = 1.0  # weight of the cross-entropy to the search's soft targets
+    value_coef: float = 0.5  # weight of the value head's squared error to the best action's value
+    eval_games: int = 0  # games against pimc and ismcts after each round (0: none)
+    eval_simulations: int = 50  # their budget
+
+
+@dataclass
 class EvalConfig:
     every: int = 25  # updates between strength checks shown in the progress bar
     games: int = 256
@@ -142,6 +159,7 @@ class TrainConfig:
     network: NetworkConfig = field(default_factory=NetworkConfig)
     imitation: ImitationConfig = field(default_factory=ImitationConfig)
     pool: PoolConfig = field(default_factory=PoolConfig)
+    distill: DistillConfig = field(default_factory=DistillConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     run: RunConfig = field(default_factory=RunConfig)
 
@@ -317,6 +335,16 @@ BOUNDS: dict[str, Range] = {
     "pool.baseline_share": FRACTION,
     "pool.pfsp_power": NON_NEGATIVE,
     "pool.result_decay": FRACTION,
+    "distill.every": Range(0, says="be 0 (no distillation) or a positive number of updates"),
+    "distill.positions": POSITIVE,
+    "distill.simulations": Range(1, MAX_SIMULATIONS),
+    "distill.temperature": POSITIVE,
+    "distill.epochs": POSITIVE,
+    "distill.minibatch_size": POSITIVE,
+    "distill.policy_coef": NON_NEGATIVE,
+    "distill.value_coef": NON_NEGATIVE,
+    "distill.eval_games": NON_NEGATIVE,
+    "distill.eval_simulations": POSITIVE,
     "eval.every": POSITIVE,
     "eval.games": POSITIVE,
     "run.seed": Range(0, 2**63 - 1),

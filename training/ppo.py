@@ -45,6 +45,7 @@ from domino_env.game import Game
 from training import checkpoint as ckpt
 from training.config import ConfigError, TrainConfig, save_config
 from training.critic_inputs import critic_input_size, hidden_tiles
+from training.distill import distill_round
 from training.imitation import imitate
 from training.logger import MetricsLogger
 from training.pool import SELF, OpponentPool
@@ -591,6 +592,7 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
             "pool/snapshots": len(run.pool.snapshots),
             "learning_rate": run.optimizer.param_groups[0]["lr"],
         }
+        scalars |= distill_round(run.game, run.network, run.optimizer, config, progress.update, run.deadline)
         if progress.update % config.pool.snapshot_every == 0:
             run.pool.add_snapshot(run.network, progress.update)
             run.pool.prune(run.owners)
