@@ -30,7 +30,7 @@ import torch
 from safetensors.torch import save_file
 from torch import nn
 
-from agents.weights_file import expected_tensors, read_checked_weights
+from agents.weights_file import expected_tensors, hidden_sizes_problem, read_checked_weights
 from domino_env.game import Game
 from domino_env.tiles import TILE_HIGH, TILE_LOW
 
@@ -219,15 +219,9 @@ def read_meta(folder: Path) -> dict[str, Any]:
 def check_meta(folder: Path, meta: dict[str, Any], game: Game) -> list[int]:
     """The hidden sizes of a belief file whose JSON fits ``game``; a BeliefError otherwise."""
     hidden = meta.get("hidden_sizes")
-    if (
-        not isinstance(hidden, list)
-        or not 1 <= len(hidden) <= MAX_HIDDEN_LAYERS
-        or not all(type(size) is int and 1 <= size <= MAX_HIDDEN_SIZE for size in hidden)
-    ):
-        raise BeliefError(
-            f"belief {folder} records hidden_sizes={str(hidden)[:60]!r}: expected a list of 1 to "
-            f"{MAX_HIDDEN_LAYERS} sizes from 1 to {MAX_HIDDEN_SIZE}"
-        )
+    problem = hidden_sizes_problem(hidden, MAX_HIDDEN_LAYERS, MAX_HIDDEN_SIZE)
+    if problem:
+        raise BeliefError(f"belief {folder} records hidden_sizes={str(hidden)[:60]!r}: {problem}")
     expected = describe(game, hidden)
     for key, value in expected.items():
         if meta.get(key) != value:

@@ -28,6 +28,18 @@ def expected_tensors(module: torch.nn.Module, dtype: str | None = None) -> dict[
     }
 
 
+def hidden_sizes_problem(hidden: object, max_layers: int, max_size: int) -> str | None:
+    """Why ``hidden`` (read from a file's metadata) is not a list of 1 to ``max_layers`` integer
+    sizes from 1 to ``max_size``, or None when it is: bounded before any network is built."""
+    if (
+        isinstance(hidden, list)
+        and 1 <= len(hidden) <= max_layers
+        and all(type(size) is int and 1 <= size <= max_size for size in hidden)
+    ):
+        return None
+    return f"expected a list of 1 to {max_layers} sizes from 1 to {max_size}"
+
+
 def one_line(error: BaseException) -> str:
     return " ".join(str(error).split())
 

@@ -33,7 +33,7 @@ import torch
 from safetensors.torch import load_file, safe_open, save_file
 
 from agents.network import ACTION_HEADS, MAX_HIDDEN_LAYERS, MAX_HIDDEN_SIZE, PolicyNetwork, network_for
-from agents.weights_file import expected_tensors, one_line, read_checked_weights
+from agents.weights_file import expected_tensors, hidden_sizes_problem, one_line, read_checked_weights
 from domino_env import make_game
 from domino_env.game import Game
 from training.config import ConfigError, TrainConfig, load_config, resume_changes
@@ -121,15 +121,9 @@ def _network_options(path: str | Path, metadata: dict[str, str], game: Game) -> 
         hidden = json.loads(metadata["hidden_sizes"])
     except (KeyError, ValueError, RecursionError):
         raise CheckpointError(f"checkpoint {path} does not record its network's hidden sizes") from None
-    if (
-        not isinstance(hidden, list)
-        or not 1 <= len(hidden) <= MAX_HIDDEN_LAYERS
-        or not all(type(size) is int and 1 <= size <= MAX_HIDDEN_SIZE for size in hidden)
-    ):
-        raise CheckpointError(
-            f"checkpoint {path} records hidden_sizes={_clip(metadata['hidden_sizes'])}: expected a list of 1 to "
-            f"{MAX_HIDDEN_LAYERS} sizes from 1 to {MAX_HIDDEN_SIZE}"
-        )
+    problem = hidden_sizes_problem(hidden, MAX_HIDDEN_LAYERS, MAX_HIDDEN_SIZE)
+    if problem:
+        raise CheckpointError(f"checkpoint {path} records hidden_sizes={_clip(metadata['hidden_sizes'])}: {problem}")
     critic_inputs = metadata.get("critic_inputs", "0")  # older checkpoints: a shared critic
     privileged = critic_input_size(game)
     if critic_inputs not in ("0", str(privileged)):
