@@ -47,7 +47,7 @@ def accepted_options(agent: type[Agent]) -> list[str]:
         names += [p.name for p in parameters if p.kind in named and p.name not in ("game", "seed")]
         if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
             break
-    return sorted(set(names))
+    return sorted(set(names) - set(getattr(agent, "refused_options", ())))
 
 
 def check_options(name: str, options: dict[str, Any]) -> None:

@@ -525,3 +525,9 @@ class OracleAgent(ISMCTSAgent):
 
     name = "oracle"
     sample = False
+    refused_options = ("belief",)  # it sees every hand: there is nothing to believe
+
+    def __init__(self, game: Game, seed: int | None = None, explore: float = 1.0, **budget) -> None:
+        if "belief" in budget:
+            raise ValueError("oracle: sees every hand, so it takes no belief")
+        super().__init__(game, seed, explore, **budget)

@@ -185,11 +185,11 @@ def test_an_unknown_option_is_refused_with_the_options_the_agent_takes(game) -> 
     message = str(error.value)
     assert "\n" not in message
     assert message == (
-        "agent 'pimc' does not take the options ['simulatons']; it takes effort, epsilon, milliseconds, simulations"
+        "agent 'pimc' does not take the options ['simulatons']; it takes belief, effort, epsilon, milliseconds, simulations"
     )
-    with pytest.raises(ValueError, match=r"'explore'\]; it takes effort, epsilon, milliseconds, simulations$"):
+    with pytest.raises(ValueError, match=r"'explore'\]; it takes belief, effort, epsilon, milliseconds, simulations$"):
         parse_agent("pimc:explore=1")
-    with pytest.raises(ValueError, match=r"it takes effort, epsilon, explore, milliseconds, simulations$"):
+    with pytest.raises(ValueError, match=r"it takes belief, effort, epsilon, explore, milliseconds, simulations$"):
         make_agent("ismcts", game, simulatons=8)
     for taken in ("seed", "game"):
         with pytest.raises(ValueError, match=rf"\['{taken}'\]; it takes"):

@@ -24,7 +24,7 @@ from training.config import ConfigError, build_config, load_config, parse_overri
 from training.logger import MetricsLogger
 from training.ppo import train
 
-CONFIGS = sorted(Path("configs").glob("*.yaml"))
+CONFIGS = sorted(Path("configs").rglob("*.yaml"))  # the shipped configs and the small research ones (configs/small)
 TINY = [
     "ppo.num_envs=16",
     "ppo.rollout_steps=8",
