@@ -185,7 +185,8 @@ def test_an_unknown_option_is_refused_with_the_options_the_agent_takes(game) -> 
     message = str(error.value)
     assert "\n" not in message
     assert message == (
-        "agent 'pimc' does not take the options ['simulatons']; it takes belief, effort, epsilon, milliseconds, simulations"
+        "agent 'pimc' does not take the options ['simulatons']; "
+        "it takes belief, effort, epsilon, milliseconds, simulations"
     )
     with pytest.raises(ValueError, match=r"'explore'\]; it takes belief, effort, epsilon, milliseconds, simulations$"):
         parse_agent("pimc:explore=1")
