@@ -16,6 +16,7 @@ from playwright.sync_api import Browser, Page
 
 from agents import make_agent
 from arena.web.server import PlayServer, make_server
+from tests.browser_helpers import CLIPPED, no_sideways_scroll
 from tests.test_browser import browser  # noqa: F401 (the module's chromium)
 
 PHONE = {"width": 412, "height": 900}
@@ -74,12 +75,6 @@ def play_one(page: Page) -> None:
 
 def hand_of(page: Page) -> list[str]:
     return page.evaluate("[...document.querySelectorAll('#table .tile.hand')].map((t) => t.dataset.tile)")
-
-
-def no_sideways_scroll(page: Page) -> None:
-    width = page.viewport_size["width"]
-    assert page.evaluate("document.documentElement.scrollWidth") <= width
-    assert page.evaluate("document.querySelector('#table svg').getBoundingClientRect().right") <= width
 
 
 def check_turn(page: Page) -> None:
@@ -168,34 +163,7 @@ def test_scores_are_named_and_no_name_is_clipped(
     assert page.inner_text("#scores .score-label") == label + ":"
     words = re.sub(r"\s", "", page.inner_text("#table"))  # a long name may wrap, but is whole: never cut with "…"
     assert f"player_1({LONG})" in words and "…" not in words
-    clipped = page.evaluate(
-        """() => {
-        const box = (e) => e.getBoundingClientRect();
-        const bad = [];
-        for (const rect of document.querySelectorAll('#table rect.label, #table rect.seat')) {
-            const r = box(rect);
-            for (const text of document.querySelectorAll('#table text')) {
-                const t = box(text);
-                const starts = t.left >= r.left - 1 && t.left < r.right
-                    && t.top >= r.top - 1 && t.bottom <= r.bottom + 1;
-                if (starts && t.right > r.right + 0.5) bad.push(text.textContent + ' leaves its box');
-            }
-        }
-        for (const text of document.querySelectorAll('#table text.seat-name, #table text.seat-details')) {
-            const t = box(text);
-            for (const tile of document.querySelectorAll('#table .tile.hand, #table .tile.back')) {
-                const b = box(tile);
-                const overlap = b.left < t.right && t.left < b.right && b.top < t.bottom && t.top < b.bottom;
-                if (overlap) bad.push(text.textContent + ' under a tile');
-            }
-        }
-        const svg = box(document.querySelector('#table svg'));
-        for (const text of document.querySelectorAll('#table text')) {
-            if (box(text).right > svg.right + 0.5) bad.push(text.textContent + ' off the table');
-        }
-        return bad;
-    }"""
-    )
+    clipped = page.evaluate(CLIPPED)
     assert not clipped, clipped
     no_sideways_scroll(page)
     for _ in range(6):  # a few moves in: the trains or the line grow

@@ -30,6 +30,7 @@ from arena.replay import (
 )
 from domino_env.picture import rasterize, read_table
 from domino_env.tiles import tile_index, tile_name
+from tests.browser_helpers import CLIPPED, no_sideways_scroll
 from tests.test_browser import browser  # noqa: F401 (the module's chromium)
 
 PHONE = {"width": 412, "height": 900}
@@ -92,13 +93,6 @@ def at(page: Page) -> int:
     same = "(i) => { const d = document.createElement('div'); d.innerHTML = frames[i].svg; return d.innerHTML; }"
     assert page.evaluate(f"({same})({index}) === table.innerHTML")  # the picture of that position
     return index
-
-
-def no_sideways_scroll(page: Page) -> None:
-    width = page.evaluate("innerWidth")
-    assert page.evaluate("document.scrollingElement.scrollWidth") <= width
-    right = page.evaluate("document.querySelector('#table svg').getBoundingClientRect().right")
-    assert right <= width, f"the picture ends at {right} px, the window at {width}"
 
 
 @SIZES
@@ -225,34 +219,6 @@ def test_on_a_phone_nothing_scrolls_sideways_and_the_picture_fills_the_width(
         page.click("#reveal")
         no_sideways_scroll(page)
         close(page)
-
-
-CLIPPED = """() => {
-    const box = (e) => e.getBoundingClientRect();
-    const bad = [];
-    for (const rect of document.querySelectorAll('#table rect.label, #table rect.seat')) {
-        const r = box(rect);
-        for (const text of document.querySelectorAll('#table text')) {
-            const t = box(text);
-            const starts = t.left >= r.left - 1 && t.left < r.right && t.top >= r.top - 1 && t.bottom <= r.bottom + 1;
-            if (starts && t.right > r.right + 0.5) bad.push(text.textContent + ' leaves its box');
-        }
-    }
-    for (const text of document.querySelectorAll('#table text.seat-name, #table text.seat-details')) {
-        const t = box(text);
-        for (const tile of document.querySelectorAll('#table .tile.hand, #table .tile.back')) {
-            const b = box(tile);
-            if (b.width === 0) continue;  // a hidden face
-            const overlap = b.left < t.right && t.left < b.right && b.top < t.bottom && t.top < b.bottom;
-            if (overlap) bad.push(text.textContent + ' under a tile');
-        }
-    }
-    const svg = box(document.querySelector('#table svg'));
-    for (const text of document.querySelectorAll('#table text')) {
-        if (box(text).right > svg.right + 0.5) bad.push(text.textContent + ' off the table');
-    }
-    return bad;
-}"""
 
 
 @SIZES
