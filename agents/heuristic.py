@@ -347,6 +347,13 @@ def heuristic_policy(game: Game):
     return HEURISTICS[game.name]
 
 
+def heuristic_actions(game: Game):
+    """The compiled batch loop of ``game``'s strategy (:data:`HEURISTIC_ACTIONS`), or the same
+    clear error as :func:`heuristic_policy` for a variant that has none."""
+    heuristic_policy(game)
+    return HEURISTIC_ACTIONS[game.name]
+
+
 class HeuristicAgent(StatefulAgent):
     """Plays its variant's hand-written strategy (see the module docstring) on a determinization
     of the game, which keeps exactly what the acting seat knows."""
@@ -355,8 +362,7 @@ class HeuristicAgent(StatefulAgent):
 
     def __init__(self, game: Game, seed: int | None = None) -> None:
         super().__init__(game)
-        self.policy = heuristic_policy(game)
-        self.batch_policy = HEURISTIC_ACTIONS[game.name]
+        self.batch_policy = heuristic_actions(game)
         self.view = game.new_state(1)
         self.view[0]["rng"] = game_seed(0 if seed is None else seed, 0)
         self.scratch = game.new_state(SCRATCH_RECORDS)

@@ -41,7 +41,7 @@ from agents.options import bounded_float, bounded_int
 from domino_env.game import Game
 from domino_env.games.core import PLAYING
 from domino_env.rng import below, game_seed, next_u64
-from domino_env.sampling import uniform01
+from domino_env.sampling import NO_WEIGHTS, uniform01
 
 NO_NODE = -1
 CHUNK = 64  # simulations per compiled call under a time budget
@@ -342,6 +342,7 @@ class SearchAgent(StatefulAgent):
     once a move from the acting seat's observation; without, uniformly."""
 
     epsilon = 0.1
+    refused_options: tuple[str, ...] = ()  # options a kind of search has no use for (the registry reads it too)
 
     def __init__(
         self,
@@ -353,6 +354,8 @@ class SearchAgent(StatefulAgent):
         effort: int = ROLLOUT_EFFORT,
         belief: str | None = None,
     ) -> None:
+        if belief is not None and "belief" in self.refused_options:
+            raise ValueError(f"{self.name}: sees every hand, so it takes no belief")
         checked = self.check_budget(simulations, milliseconds, epsilon, effort, belief)  # before any work
         super().__init__(game)
         self.simulations = checked["simulations"]
@@ -362,7 +365,7 @@ class SearchAgent(StatefulAgent):
         self.effort = checked["effort"]
         self.hooks = (*game.compiled, heuristic_policy(game))
         self.belief = None
-        weights = np.zeros((0, 0), np.float64)
+        weights = NO_WEIGHTS
         if belief is not None:
             from agents.belief import load_belief  # torch, only for an agent that uses it
 
@@ -526,8 +529,3 @@ class OracleAgent(ISMCTSAgent):
     name = "oracle"
     sample = False
     refused_options = ("belief",)  # it sees every hand: there is nothing to believe
-
-    def __init__(self, game: Game, seed: int | None = None, explore: float = 1.0, **budget) -> None:
-        if "belief" in budget:
-            raise ValueError("oracle: sees every hand, so it takes no belief")
-        super().__init__(game, seed, explore, **budget)

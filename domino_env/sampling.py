@@ -220,6 +220,17 @@ def place_weighted(rng, r, hidden, capacity, forbidden, weights, placement):
 
 
 @njit(cache=True)
+def place(rng, r, hidden, capacity, forbidden, weights, placement):
+    """The hidden tiles' places: by ``place_hidden`` (uniform) for an empty ``weights``
+    (``NO_WEIGHTS``), else by ``place_weighted`` in proportion to ``weights`` [places, tiles].
+    Returns True for an exactly uniform draw (a weighted draw is not)."""
+    if weights.shape[0] > 0:
+        place_weighted(rng, r, hidden, capacity, forbidden, weights, placement)
+        return False
+    return place_hidden(rng, r, hidden, capacity, forbidden, placement, DEFAULT_TRIES)
+
+
+@njit(cache=True)
 def place_with_boneyard(rng, r, hidden, capacity, forbidden, weights, location, boneyard, drawn, in_boneyard):
     """The hidden tiles placed for a game with an ordered boneyard, written back into the game:
     places ``0 .. P-1`` are seats and the last place is the boneyard. An empty ``weights``
@@ -230,11 +241,7 @@ def place_with_boneyard(rng, r, hidden, capacity, forbidden, weights, location, 
     what, is erased (-1); the rules never read it again. Returns True for an exactly uniform
     draw (what ``place_hidden`` returns; a weighted draw is not)."""
     placement = np.empty(hidden.shape[0], np.int64)
-    if weights.shape[0] > 0:
-        place_weighted(rng, r, hidden, capacity, forbidden, weights, placement)
-        exact = False
-    else:
-        exact = place_hidden(rng, r, hidden, capacity, forbidden, placement, DEFAULT_TRIES)
+    exact = place(rng, r, hidden, capacity, forbidden, weights, placement)
     write_boneyard(rng, r, hidden, capacity, placement, location, boneyard, drawn, in_boneyard)
     return exact
 

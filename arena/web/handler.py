@@ -20,6 +20,7 @@ from arena.web.lobby import Lobby
 from arena.web.reception import MAX_BODY, Received
 
 PAGE = Path(__file__).parent / "play.html"
+PAGE_TEXT = PAGE.read_text()  # read once: every page load fills in the same template
 
 
 class Door(Protocol):
@@ -61,7 +62,7 @@ class Handler(Received):
             return
         choices = self.server.lobby.choices() | {"token": self.server.token}
         text = script_json(choices)
-        self.send_body(HTTPStatus.OK, PAGE.read_text().replace("__CHOICES_JSON__", text).encode(), "text/html")
+        self.send_body(HTTPStatus.OK, PAGE_TEXT.replace("__CHOICES_JSON__", text).encode(), "text/html")
 
     def do_POST(self) -> None:
         if self.foreign():

@@ -10,6 +10,7 @@ through, so a request cannot make the server read any other file as a checkpoint
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import secrets
@@ -58,10 +59,18 @@ class Lobby:
         self.sessions: OrderedDict[str, Session] = OrderedDict()
         self.lock = threading.Lock()
         self.save_lock = threading.Lock()  # games.jsonl is appended one game at a time
+        self.offered: dict[str, Any] | None = None  # what the page offers, once worked out
 
     def choices(self) -> dict[str, Any]:
         """What the page offers: variants, agents, shipped policies and the game they play, and
-        the policy named on the command line (an agent with options, a checkpoint, a run)."""
+        the policy named on the command line (an agent with options, a checkpoint, a run).
+        Worked out at the first page asked for: the shipped folder and the command line do not
+        change while serving."""
+        if self.offered is None:
+            self.offered = self.work_out_choices()
+        return self.offered
+
+    def work_out_choices(self) -> dict[str, Any]:
         agents = list(AGENTS)
         pretrained = {}
         if trained_policies_playable():
@@ -113,7 +122,6 @@ class Lobby:
         game.start(state, 0)
         keys = {seat: secrets.token_urlsafe(24) for seat in people}
         session = Session(uuid.uuid4().hex[:12], game, state, agents, names, practice, deal, keys)
-        session.rewards = [0.0] * game.num_players
         if self.save_games is not None:
             from arena.replay import Position
 
@@ -254,6 +262,7 @@ class Lobby:
             session.lock.release()
 
 
+@functools.cache
 def trained_policies_playable() -> bool:
     """Whether trained policies can be played here: not in a core-only install, where the page
     then offers the built-in agents only (and the server never imports torch)."""

@@ -66,6 +66,9 @@ class Session:
     saved: str = ""  # the replay file, once saved
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
+    def __post_init__(self) -> None:
+        self.rewards = self.rewards or [0.0] * self.game.num_players
+
     @property
     def people(self) -> list[int]:
         return [seat for seat, agent in enumerate(self.agents) if agent is None]
@@ -121,7 +124,7 @@ class Session:
         self.last_move = (seat, action)
         self.moves.append((seat, action))
         rewards = [float(r) for r in self.game.rewards(self.state, 0)]
-        self.rewards = [a + b for a, b in zip(self.rewards or [0.0] * players, rewards, strict=True)]
+        self.rewards = [a + b for a, b in zip(self.rewards, rewards, strict=True)]
         hand_points = self.game.hand_points(self.state, 0) if status != PLAYING else []
         if status != PLAYING:
             tile = int(self.game.action_tiles[action])

@@ -46,7 +46,7 @@ from numba import njit
 from domino_env.games import core
 from domino_env.games.core import HAND_OVER, LEFT, NO_END, PLAYING, REWARD_POINTS, RIGHT
 from domino_env.rng import below, shuffle
-from domino_env.sampling import DEFAULT_TRIES, NO_WEIGHTS, place_hidden, place_weighted
+from domino_env.sampling import NO_WEIGHTS, place
 from domino_env.tiles import TILE_HIGH, TILE_LOW, TILE_VALUE, total_pips
 
 MAX_PLAYERS = 4
@@ -475,11 +475,7 @@ def determinize_weighted(state, cfg, g, observer, out, h, weights):
     # Places 0 .. P-1 are the seats (the observer's own takes nothing), place P the tiles set aside.
     capacity[players] = count - capacity[:players].sum()
     placement = np.empty(count, np.int64)
-    if weights.shape[0] > 0:
-        place_weighted(out, h, hidden, capacity, forbidden, weights, placement)
-        exact = False
-    else:
-        exact = place_hidden(out, h, hidden, capacity, forbidden, placement, DEFAULT_TRIES)
+    exact = place(out, h, hidden, capacity, forbidden, weights, placement)
     for i in range(count):
         s.location[hidden[i]] = SET_ASIDE if placement[i] == players else placement[i]
     return exact
