@@ -20,7 +20,7 @@ import torch
 from agents.base import StatefulAgent
 from agents.belief import load_belief
 from agents.network import PolicyNetwork, masked_logits
-from agents.options import is_bounded_int
+from agents.options import bounded_float, is_bounded_int
 from agents.registry import parse_options
 from agents.search import check_belief
 from domino_env.game import Game
@@ -31,6 +31,7 @@ DEFAULT_SIMULATIONS = 256
 # Every rollout of a move is stepped at once: each holds a game record, an observation, a mask and
 # the network's activations (some 8 KB on Mexican Train), so 16,384 rollouts take about 130 MB.
 MAX_SIMULATIONS = 16_384
+MAX_MARGIN = 10.0  # standard errors; beyond a few the policy is never overruled
 
 
 def split_spec(spec: str) -> tuple[str, dict[str, int | str]] | None:
@@ -41,11 +42,12 @@ def split_spec(spec: str) -> tuple[str, dict[str, int | str]] | None:
     if not name.endswith(SUFFIX):
         return None
     options = parse_options(spec, rest)
-    unknown = set(options) - {"simulations", "belief"}
+    unknown = set(options) - {"simulations", "belief", "margin"}
     if unknown:
         raise ValueError(
-            f"{spec!r}: a policy with search takes only simulations=N, not {sorted(unknown)} "
-            "(besides belief=NAME, a belief model to draw worlds from)"
+            f"{spec!r}: a policy with search takes only simulations=N, belief=NAME (a belief model "
+            f"to draw worlds from) and margin=Z (how sure search must be to overrule the policy), "
+            f"not {sorted(unknown)}"
         )
     return name.removesuffix(SUFFIX), options
 
@@ -56,7 +58,16 @@ class PolicySearchAgent(StatefulAgent):
     per legal action, each action meeting the same worlds. With ``belief`` (a shipped belief
     model's name or a folder, :mod:`agents.belief`) the worlds are drawn in proportion to its
     probabilities of where the hidden tiles are (:meth:`Game.determinize_weighted`) instead of
-    uniformly."""
+    uniformly.
+
+    ``margin`` is how sure search must be before it overrules the policy, in standard errors of
+    the paired difference over the shared worlds. A few hundred rollouts leave each move's mean
+    uncertain by several hundredths, while the best moves of a position often differ by less;
+    picking the largest mean then swaps the policy's choice for noise about as often as for a
+    better move. With ``margin=Z`` a move replaces the policy's favourite only when its mean
+    result beats the favourite's by more than ``Z`` standard errors of their difference (the
+    same worlds meet both, so the difference is measured with less noise than either mean).
+    ``margin=0`` (the default) plays the best mean, ties going to the policy."""
 
     def __init__(
         self,
@@ -66,8 +77,10 @@ class PolicySearchAgent(StatefulAgent):
         simulations: int = DEFAULT_SIMULATIONS,
         seed: int | None = None,
         belief: str | None = None,
+        margin: float = 0.0,
     ) -> None:
         check_belief(name, belief)
+        self.margin = bounded_float(name, "margin", margin, 0.0, MAX_MARGIN)
         if not is_bounded_int(simulations, 1, MAX_SIMULATIONS):  # before any work
             raise ValueError(
                 f"{name}: simulations must be a positive integer, got {simulations!r}; "
@@ -114,10 +127,23 @@ class PolicySearchAgent(StatefulAgent):
                 game.determinize_weighted(state, g, seat, worlds, w, weights)
         self.searches += 1
         results = self.play_out(np.tile(worlds, len(legal)), np.repeat(legal, len(worlds)), seat)
-        means = results.reshape(len(legal), len(worlds)).mean(1)
+        results = results.reshape(len(legal), len(worlds))
+        means = results.mean(1)
         with torch.no_grad():
             prior = self.network.logits(torch.as_tensor(observation[None]))[0, legal].numpy()
-        return int(legal[np.lexsort((-prior, -means))[0]]), legal, means
+        return int(legal[self.choose(results, means, prior)]), legal, means
+
+    def choose(self, results: np.ndarray, means: np.ndarray, prior: np.ndarray) -> int:
+        """The index of the move to play: the policy's favourite unless another move's results over
+        the same worlds beat it by more than ``margin`` standard errors of the difference; among
+        those, the best mean, ties going to the policy's preference."""
+        favourite = int(np.argmax(prior))
+        difference = results - results[favourite]
+        spread = difference.std(1, ddof=1) if results.shape[1] > 1 else np.zeros(len(means))
+        sure = difference.mean(1) > self.margin * spread / np.sqrt(results.shape[1])
+        sure[favourite] = True
+        order = np.lexsort((-prior, -means))
+        return int(order[sure[order]][0])
 
     @torch.no_grad()
     def play_out(self, rows: np.ndarray, first: np.ndarray, seat: int) -> np.ndarray:

@@ -2,7 +2,8 @@
 budget, side by side against the same tables of the heuristic, PIMC and ISMCTS.
 
     .venv/bin/python -m benchmarks.policy_search draw_2p block_2p [--simulations 256 1024]
-        [--games 400] [--heuristic-games 1000] [--against heuristic pimc ismcts]
+        [--games 400] [--heuristic-games 1000] [--against heuristic pimc ismcts] [--margins 0 2]
+        [--no-policy]
 
 PIMC and ISMCTS play at the strength ladder's budgets (``arena.ship.ladder_search_agent``), so the
 rows read against the ladder's. Every matchup plays the evaluation deals (seed 12345, never
@@ -37,12 +38,23 @@ def opponent(name: str, game) -> Agent:
     return ladder_search_agent(name, game) if name in SEARCH_AGENTS else make_agent(name, game, seed=7)
 
 
-def measure(config: str, simulations: list[int], against: list[str], games: int, heuristic_games: int) -> list[str]:
+def measure(
+    config: str,
+    simulations: list[int],
+    against: list[str],
+    games: int,
+    heuristic_games: int,
+    margins: list[float] = (0.0,),
+    alone: bool = True,
+) -> list[str]:
     variant, options = ckpt.game_of_checkpoint(ckpt.PRETRAINED_DIR / config)
     game = make_game(variant, **options)
     network = ckpt.load_network(ckpt.PRETRAINED_DIR / config, game)
-    agents: list[tuple[Agent, int]] = [(PolicyAgent(network, name=config), 0)]
-    agents += [(PolicySearchAgent(game, network, name=config + SUFFIX, simulations=n, seed=3), n) for n in simulations]
+    agents: list[tuple[Agent, int]] = [(PolicyAgent(network, name=config), 0)] if alone else []
+    for n in simulations:
+        for margin in margins:
+            name = config + SUFFIX + (f":margin={margin:g}" if margin else "")
+            agents.append((PolicySearchAgent(game, network, name=name, simulations=n, seed=3, margin=margin), n))
     rows = []
     for agent, budget in agents:
         cells, ms = [], []
@@ -67,13 +79,17 @@ def main() -> None:
     parser.add_argument("--against", nargs="+", default=["heuristic", "pimc", "ismcts"])
     parser.add_argument("--games", type=int, default=400, help="episodes against each search agent")
     parser.add_argument("--heuristic-games", type=int, default=1000, help="episodes against the heuristic")
+    parser.add_argument(
+        "--margins", type=float, nargs="+", default=[0.0], help="standard errors search needs to overrule the policy"
+    )
+    parser.add_argument("--no-policy", action="store_true", help="leave out the policy-alone row")
     args = parser.parse_args()
     torch.set_num_threads(1)
     header = " | ".join(f"vs {name}" for name in args.against)
     print(f"| config | agent | simulations | {header} | ms/move |")
     print("|---|---|---:|" + "---|" * len(args.against) + "---:|")
     for config in args.configs:
-        measure(config, args.simulations, args.against, args.games, args.heuristic_games)
+        measure(config, args.simulations, args.against, args.games, args.heuristic_games, args.margins, not args.no_policy)
 
 
 if __name__ == "__main__":

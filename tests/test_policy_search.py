@@ -95,7 +95,7 @@ def test_the_command_line_names_a_policy_with_search() -> None:
     assert isinstance(agent, PolicySearchAgent)
     assert agent.name == "draw_2p+search" and agent.simulations == 8
     assert load_policy("draw_2p+search", game, seed=1).simulations == 256
-    with pytest.raises(UsageError, match=r"takes only simulations=N, not \['simulatons'\]"):
+    with pytest.raises(UsageError, match=r"takes only simulations=N.*not \['simulatons'\]"):
         load_policy("draw_2p+search:simulatons=8", game, seed=1)
     with pytest.raises(UsageError, match=r"'draw_9p' is neither an agent"):
         load_policy("draw_9p+search", game, seed=1)
@@ -128,3 +128,40 @@ def test_a_bad_simulations_is_refused_before_any_work() -> None:
     mask = np.zeros(game.num_actions, np.int8)
     game.legal_mask(state, 0, mask)
     assert mask[agent.act_state(state, 0)]
+
+
+def test_margin_zero_plays_the_best_mean_and_a_large_margin_the_policys_favourite() -> None:
+    """``margin=0`` is plain PIMC over the policy's rollouts: the best mean, ties to the policy.
+    With a margin no difference over the sampled worlds can clear, the policy's most likely move
+    is played, whatever search found."""
+    game = make_game("draw", num_players=2)
+    network = untrained(game, seed=4)
+    state = positions(game, 12, seed=5)
+    greedy = PolicyAgent(network, "policy", deterministic=True)
+    mask = np.zeros(game.num_actions, np.int8)
+    overruled = 0
+    for g in range(len(state)):
+        plain = PolicySearchAgent(game, network, simulations=40, seed=g)
+        move, legal, means = plain.action_values(state, g)
+        observation, _ = game.view(state, g, game.current_seat(state, g))
+        with torch.no_grad():
+            prior = network.logits(torch.as_tensor(observation[None]))[0, legal].numpy()
+        assert move == legal[np.lexsort((-prior, -means))[0]]
+        stubborn = PolicySearchAgent(game, network, simulations=40, seed=g, margin=10.0)
+        game.legal_mask(state, g, mask)
+        favourite = int(greedy.act(observation[None], mask[None])[0])
+        assert stubborn.act_state(state, g) == favourite
+        overruled += move != favourite
+    assert overruled > 0  # the two settings do differ on these positions
+
+
+def test_a_bad_margin_is_refused() -> None:
+    import math
+
+    game = make_game("draw", num_players=2)
+    for bad in (math.nan, math.inf, -0.5, 11, True, "2"):
+        with pytest.raises(ValueError, match=r"margin must be a finite number from 0 to 10, got "):
+            PolicySearchAgent(None, None, margin=bad)
+    with pytest.raises(UsageError, match="margin must be a finite number"):
+        load_policy("draw_2p+search:margin=-1", game, seed=1)
+    assert load_policy("draw_2p+search:margin=1.5,simulations=8", game, seed=1).margin == 1.5
