@@ -89,7 +89,9 @@ def main() -> None:
     print(f"| config | agent | simulations | {header} | ms/move |")
     print("|---|---|---:|" + "---|" * len(args.against) + "---:|")
     for config in args.configs:
-        measure(config, args.simulations, args.against, args.games, args.heuristic_games, args.margins, not args.no_policy)
+        measure(
+            config, args.simulations, args.against, args.games, args.heuristic_games, args.margins, not args.no_policy
+        )
 
 
 if __name__ == "__main__":
