@@ -28,7 +28,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-from torch import nn
 
 from agents import make_agent
 from agents.network import PolicyNetwork, masked_logits
@@ -37,6 +36,7 @@ from agents.policy_search import PolicySearchAgent
 from agents.tournament import rotated_match
 from domino_env.game import Game
 from training.config import DistillConfig, TrainConfig
+from training.fitting import fit_minibatches
 from training.imitation import record_decisions
 
 
@@ -134,27 +134,30 @@ def fit_targets(
     targets = torch.as_tensor(data.targets(config.temperature), device=device)
     value_target = torch.as_tensor(data.value, device=device)
     action = torch.as_tensor(data.action, device=device)
-    network.train()
-    stats: dict[str, float] = {}
-    for _ in range(config.epochs):
-        totals = {"cross_entropy": 0.0, "value": 0.0, "agreement": 0.0}
-        for batch in torch.randperm(len(data), generator=generator).to(device).split(config.minibatch_size):
-            logits, value = network(obs[batch], hidden[batch].float())
-            log_probs = torch.log_softmax(masked_logits(logits, mask[batch]), -1)
-            cross_entropy = -(targets[batch] * log_probs).sum(-1).mean()
-            value_loss = 0.5 * ((value - value_target[batch]) ** 2).mean()
-            loss = config.policy_coef * cross_entropy + config.value_coef * value_loss
-            optimizer.zero_grad()
-            loss.backward()
-            if math.isfinite(max_grad_norm):
-                nn.utils.clip_grad_norm_(network.parameters(), max_grad_norm)
-            optimizer.step()
-            totals["cross_entropy"] += cross_entropy.item() * len(batch)
-            totals["value"] += value_loss.item() * len(batch)
-            totals["agreement"] += (log_probs.argmax(-1) == action[batch]).float().sum().item()
-        stats = {key: total / len(data) for key, total in totals.items()}
-    network.eval()
-    return stats
+
+    def loss(batch: torch.Tensor) -> tuple[torch.Tensor, dict[str, float]]:
+        logits, value = network(obs[batch], hidden[batch].float())
+        log_probs = torch.log_softmax(masked_logits(logits, mask[batch]), -1)
+        cross_entropy = -(targets[batch] * log_probs).sum(-1).mean()
+        value_loss = 0.5 * ((value - value_target[batch]) ** 2).mean()
+        sums = {
+            "cross_entropy": cross_entropy.item() * len(batch),
+            "value": value_loss.item() * len(batch),
+            "agreement": (log_probs.argmax(-1) == action[batch]).float().sum().item(),
+        }
+        return config.policy_coef * cross_entropy + config.value_coef * value_loss, sums
+
+    return fit_minibatches(
+        network,
+        optimizer,
+        len(data),
+        loss,
+        config.epochs,
+        config.minibatch_size,
+        generator,
+        device,
+        max_grad_norm=max_grad_norm,
+    )
 
 
 @torch.no_grad()

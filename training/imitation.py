@@ -36,6 +36,7 @@ from domino_env import BatchedEnv
 from domino_env.game import Game
 from training.config import ImitationConfig
 from training.critic_inputs import hidden_tiles
+from training.fitting import fit_minibatches
 
 
 @dataclass
@@ -137,31 +138,22 @@ def fit(
     mask = torch.as_tensor(data.mask, device=device)
     action = torch.as_tensor(data.action, device=device)
     outcome = torch.as_tensor(data.outcome, device=device)
-    network.train()
-    stats: dict[str, float] = {}
-    for _ in range(config.epochs):
-        totals = {"policy": 0.0, "value": 0.0, "agreement": 0.0}
-        fitted = 0
-        for batch in torch.randperm(len(data), generator=generator).to(device).split(config.minibatch_size):
-            logits, value = network(obs[batch], hidden[batch].float())
-            logits = masked_logits(logits, mask[batch])
-            policy_loss = nn.functional.cross_entropy(logits, action[batch])
-            value_loss = 0.5 * ((value - outcome[batch]) ** 2).mean()
-            loss = policy_loss + value_coef * value_loss
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            totals["policy"] += policy_loss.item() * len(batch)
-            totals["value"] += value_loss.item() * len(batch)
-            totals["agreement"] += (logits.argmax(-1) == action[batch]).float().sum().item()
-            fitted += len(batch)
-            if time.perf_counter() >= deadline:
-                break
-        stats = {key: value / fitted for key, value in totals.items()}
-        if time.perf_counter() >= deadline:
-            break
-    network.eval()
-    return stats
+
+    def loss(batch: torch.Tensor) -> tuple[torch.Tensor, dict[str, float]]:
+        logits, value = network(obs[batch], hidden[batch].float())
+        logits = masked_logits(logits, mask[batch])
+        policy_loss = nn.functional.cross_entropy(logits, action[batch])
+        value_loss = 0.5 * ((value - outcome[batch]) ** 2).mean()
+        sums = {
+            "policy": policy_loss.item() * len(batch),
+            "value": value_loss.item() * len(batch),
+            "agreement": (logits.argmax(-1) == action[batch]).float().sum().item(),
+        }
+        return policy_loss + value_coef * value_loss, sums
+
+    return fit_minibatches(
+        network, optimizer, len(data), loss, config.epochs, config.minibatch_size, generator, device, deadline
+    )
 
 
 def round_seed(run_seed: int, round_: int) -> int:
