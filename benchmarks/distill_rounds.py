@@ -2,7 +2,7 @@
 PIMC and ISMCTS at a small budget.
 
     .venv/bin/python -m benchmarks.distill_rounds block_2p [--rounds 3] [--positions 2000]
-        [--simulations 64] [--temperature 0.1] [--games 200] [--search-simulations 50]
+        [--simulations 64] [--temperature 0.1] [--games 200] [--search-simulations 50] [--skip-shipped]
 
 Round 0 is the shipped policy as it is. Each round lets the current policy reach
 ``--positions`` unforced positions, labels them with policy+search at ``--simulations``
@@ -49,6 +49,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--search-simulations", type=int, default=50, help="the PIMC and ISMCTS opponents' budget")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--skip-shipped", action="store_true", help="leave out round 0, the policy as it is")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     folder = ckpt.resolve_checkpoint(args.policy)
@@ -67,8 +68,9 @@ def main(argv: list[str] | None = None) -> None:
     opponents = f"vs pimc:simulations={budget} | 95% | vs ismcts:simulations={budget} | 95%"
     print(f"| round | {opponents} | cross-entropy | agreement | seconds |")
     print("|---|---|---|---|---|---|---|---|")
-    shipped = search_strength(game, network, args.games, budget, EVALUATION_SEED, device)
-    print(f"| 0 (shipped) | {cells(shipped)} | | | |", flush=True)
+    if not args.skip_shipped:
+        shipped = search_strength(game, network, args.games, budget, EVALUATION_SEED, device)
+        print(f"| 0 (shipped) | {cells(shipped)} | | | |", flush=True)
     for round_ in range(1, args.rounds + 1):
         started = time.perf_counter()
         seed = round_seed(args.seed, round_)

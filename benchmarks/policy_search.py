@@ -47,9 +47,13 @@ def measure(
     margins: list[float] = (0.0,),
     alone: bool = True,
 ) -> list[str]:
-    variant, options = ckpt.game_of_checkpoint(ckpt.PRETRAINED_DIR / config)
+    folder = ckpt.resolve_checkpoint(config)
+    if folder is None:
+        raise SystemExit(f"error: {config!r} is neither a shipped agent nor a checkpoint or run folder")
+    variant, options = ckpt.game_of_checkpoint(folder)
     game = make_game(variant, **options)
-    network = ckpt.load_network(ckpt.PRETRAINED_DIR / config, game)
+    network = ckpt.load_network(folder, game)
+    config = folder.name if folder.parent == ckpt.PRETRAINED_DIR else config
     agents: list[tuple[Agent, int]] = [(PolicyAgent(network, name=config), 0)] if alone else []
     for n in simulations:
         for margin in margins:
@@ -74,7 +78,7 @@ def measure(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("configs", nargs="+", help="shipped agents (training/pretrained/)")
+    parser.add_argument("configs", nargs="+", help="shipped agents (training/pretrained/) or checkpoints")
     parser.add_argument("--simulations", type=int, nargs="+", default=[256, 1024])
     parser.add_argument("--against", nargs="+", default=["heuristic", "pimc", "ismcts"])
     parser.add_argument("--games", type=int, default=400, help="episodes against each search agent")
