@@ -3,6 +3,7 @@ PIMC and ISMCTS at a small budget.
 
     .venv/bin/python -m benchmarks.distill_rounds block_2p [--rounds 3] [--positions 2000]
         [--simulations 64] [--temperature 0.1] [--games 200] [--search-simulations 50] [--skip-shipped]
+        [--save DIR]
 
 Round 0 is the shipped policy as it is. Each round lets the current policy reach
 ``--positions`` unforced positions, labels them with policy+search at ``--simulations``
@@ -23,6 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import argparse
 import time
+from pathlib import Path
 
 import torch
 
@@ -50,6 +52,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--search-simulations", type=int, default=50, help="the PIMC and ISMCTS opponents' budget")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--skip-shipped", action="store_true", help="leave out round 0, the policy as it is")
+    parser.add_argument("--save", metavar="DIR", help="write each round's weights to DIR/round_N (a checkpoint)")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     folder = ckpt.resolve_checkpoint(args.policy)
@@ -77,6 +80,8 @@ def main(argv: list[str] | None = None) -> None:
         data = label_positions(game, network, config, num_envs=max(1, args.positions // 16), seed=seed)
         stats = fit_targets(network, optimizer, data, config, device, torch.Generator().manual_seed(seed), 0.5)
         seconds = time.perf_counter() - started
+        if args.save:
+            ckpt.save_model(Path(args.save) / f"round_{round_}", network, game)
         records = search_strength(game, network, args.games, budget, EVALUATION_SEED, device)
         fitted = f"{stats['cross_entropy']:.3f} | {stats['agreement']:.3f}"
         print(f"| {round_} | {cells(records)} | {fitted} | {seconds:.0f} |", flush=True)
