@@ -26,6 +26,7 @@ import argparse
 import time
 from pathlib import Path
 
+import numba
 import torch
 
 from arena.ship import EVALUATION_SEED
@@ -55,6 +56,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--save", metavar="DIR", help="write each round's weights to DIR/round_N (a checkpoint)")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
+    numba.set_num_threads(1)  # one heavy job per core: the engine's threads would wait on each other
     folder = ckpt.resolve_checkpoint(args.policy)
     variant, options = ckpt.game_of_checkpoint(folder)
     game = make_game(variant, **options)
