@@ -171,7 +171,7 @@ def test_reevaluating_a_shipped_agent_keeps_its_training_figures_and_search_rows
     assert after["results"]["heuristic"]["episodes"] == 64
     report = (tmp_path / "draw_2p" / "evaluation.md").read_text()
     assert "--games 64 --seed 12345" in report
-    assert "against tables of pimc 0.468 [0.419, 0.516] over 400 games (level); ismcts 0.432" in report
+    assert "against tables of pimc 0.458 [0.436, 0.479] over 2,048 games (below); ismcts 0.436" in report
     with pytest.raises(ValueError, match=r"no shipped agent 'draw_9p'; shipped: draw_2p"):
         reevaluate("draw_9p", games=64, search_games=0)
 
