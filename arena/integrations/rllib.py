@@ -198,6 +198,7 @@ def self_play_config(
     lr: float = 3e-4,
     entropy_coeff: float = 0.01,
     seed: int | None = None,
+    sample_timeout_s: float = 600.0,
 ) -> PPOConfig:
     """PPO self-play on ``variant``: ``main`` is trained, ``num_snapshots`` frozen copies of it
     play the other seats (see :class:`SelfPlayMapping` and :class:`SelfPlayCallback`).
@@ -206,7 +207,9 @@ def self_play_config(
     ``num_envs_per_env_runner`` (games each runner steps together), ``num_learners`` (training
     processes; >1 shards each batch with data-parallel gradient updates, one GPU each if the
     cluster has them) and ``train_batch_size`` (per learner). ``num_env_runners=0`` samples in
-    the driver process, the cheapest setting for tests.
+    the driver process, the cheapest setting for tests. ``sample_timeout_s`` is how long an
+    iteration waits for the runners' samples: RLlib's 60 s default drops them on a busy machine
+    and the iteration then reports no episodes at all, so the default here waits ten minutes.
     """
     register_envs([variant])
     env_options = dict(env_options or {})
@@ -221,7 +224,11 @@ def self_play_config(
             # The pre-check steps random actions: under "raise" they would be refused.
             disable_env_checking=env_options.get("illegal_action") == "raise",
         )
-        .env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=num_envs_per_env_runner)
+        .env_runners(
+            num_env_runners=num_env_runners,
+            num_envs_per_env_runner=num_envs_per_env_runner,
+            sample_timeout_s=sample_timeout_s,
+        )
         .learners(num_learners=num_learners)
         .multi_agent(
             policies=set(module_ids),
