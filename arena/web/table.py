@@ -119,6 +119,11 @@ class Session:
         seat = self.to_act()
         players = self.game.num_players
         held = [list(hand) for hand in self.game.scene(self.state, 0)[-players:]]
+        # A draw can end a hand (the last tile drawn, and then nobody can play), and the next
+        # hand of a match is dealt in the same step: note the tile it takes while it is known.
+        drawn = -1
+        if self.game.action_name(action) == "draw":
+            drawn = int(self.state[0]["boneyard"][self.state[0]["boneyard_top"]])
         status = self.game.step(self.state, 0, action)
         self.step += 1
         self.last_move = (seat, action)
@@ -130,6 +135,8 @@ class Session:
             tile = int(self.game.action_tiles[action])
             if tile >= 0 and tile_faces(tile) in held[seat]:
                 held[seat].remove(tile_faces(tile))
+            elif drawn >= 0:
+                held[seat].append(tile_faces(drawn))
             self.results.append(self.hand_result(held, seat, hand_points))
             self.ends.append(self.step)
         if self.positions:  # recording a replay
