@@ -68,6 +68,8 @@ class Record(WinTally):
     hands: int = 0
     points: int = 0
     per_episode_reward: list[float] = field(default_factory=list)
+    per_episode_points: list[int] = field(default_factory=list)  # an interval needs each episode's
+    per_episode_hands: list[int] = field(default_factory=list)
     losses: int = 0
     moves: int = 0  # actions the agent was asked for
     seconds: float = 0.0  # time it took to choose them
@@ -238,9 +240,25 @@ def rotated_match(game: Game, agents: list[Agent], episodes: int, seed: int = 0,
             record.points += int(result.points[:, s].sum())
             record.hands += int(result.hands.sum())
             record.per_episode_reward.extend(reward[:, s].tolist())
+            record.per_episode_points.extend(result.points[:, s].tolist())
+            record.per_episode_hands.extend(result.hands.tolist())
             record.moves += int(result.moves[s])
             record.seconds += float(result.seconds[s])
     return records
+
+
+def lineup(game: Game, agent: Agent, opponent: Agent) -> list[Agent]:
+    """``agent`` in seat 0 (and its partner's seat) and ``opponent`` everywhere else: a table of
+    one opponent, for :func:`rotated_match` to turn through every seat."""
+    if game.partnerships:
+        return [agent, opponent, agent, opponent]
+    return [agent] + [opponent] * (game.num_players - 1)
+
+
+def against_table(game: Game, agent: Agent, opponent: Agent, episodes: int, seed: int = 0) -> Record:
+    """``agent``'s record against a table of ``opponent`` (:func:`lineup`), seats rotated over
+    the deals of ``seed``."""
+    return rotated_match(game, lineup(game, agent, opponent), episodes, seed=seed)[0]
 
 
 def results_table(records: list[Record]) -> str:

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.base import Agent
-from agents.tournament import rotated_match
+from agents.tournament import lineup, rotated_match
 from arena.matchup import Matchup, matchup_table
 from domino_env.game import Game
 
@@ -91,13 +91,6 @@ def game_label(game: Game) -> str:
 
 def fair_share(game: Game) -> float:
     return 0.5 if game.partnerships else 1.0 / game.num_players
-
-
-def lineup(game: Game, policy: Agent, opponent: Agent) -> list[Agent]:
-    """``policy`` in seat 0 (and its partner's seat) and ``opponent`` everywhere else."""
-    if game.partnerships:
-        return [policy, opponent, policy, opponent]
-    return [policy] + [opponent] * (game.num_players - 1)
 
 
 def bradley_terry(names: list[str], beats: np.ndarray, iterations: int = 500) -> dict[str, float]:

@@ -37,8 +37,7 @@ from pathlib import Path
 
 from agents import make_agent
 from agents.policy import PolicyAgent
-from agents.tournament import rotated_match
-from arena.evaluation import lineup
+from agents.tournament import against_table
 from arena.ship import EVALUATION_SEED
 from domino_env import make_game
 from training import checkpoint as ckpt
@@ -84,7 +83,7 @@ def run_arm(config_path: Path, name: str, overrides: list[str], steps: int, game
     minutes = (time.perf_counter() - started) / 60
     game = make_game(config.env.variant, **config.env.options)
     policy = PolicyAgent(ckpt.load_network(folder, game), name=name)
-    record = rotated_match(game, lineup(game, policy, make_agent("heuristic", game, seed=0)), games, EVALUATION_SEED)[0]
+    record = against_table(game, policy, make_agent("heuristic", game, seed=0), games, EVALUATION_SEED)
     low, high = record.win_interval()
     means = run_means(run_dir)
     return {

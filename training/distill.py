@@ -33,7 +33,7 @@ from agents import make_agent
 from agents.network import PolicyNetwork, masked_logits
 from agents.policy import PolicyAgent
 from agents.policy_search import PolicySearchAgent
-from agents.tournament import rotated_match
+from agents.tournament import against_table
 from domino_env.game import Game
 from training.config import DistillConfig, TrainConfig
 from training.fitting import fit_minibatches
@@ -179,10 +179,7 @@ def search_strength(
     records = {}
     for name in ("pimc", "ismcts"):
         opponent = make_agent(f"{name}:simulations={simulations}", game, seed=seed)
-        seated = [agent] + [opponent] * (game.num_players - 1)
-        if game.partnerships:
-            seated = [agent, opponent, agent, opponent]
-        records[name] = rotated_match(game, seated, games, seed=seed)[0]
+        records[name] = against_table(game, agent, opponent, games, seed=seed)
     return records
 
 

@@ -38,7 +38,7 @@ from tqdm import tqdm
 from agents import make_agent
 from agents.network import PolicyNetwork, legal_entropy, masked_distribution, network_for
 from agents.policy import PolicyAgent
-from agents.tournament import rotated_match
+from agents.tournament import against_table
 from domino_env import BatchedEnv, make_game
 from domino_env.batched import thread_count
 from domino_env.game import Game
@@ -165,11 +165,8 @@ def evaluate_strength(game, network: PolicyNetwork, config: TrainConfig, device)
     results = {}
     for name in config.pool.baselines:
         opponent = make_agent(name, game, seed=config.run.seed)
-        seated = [agent] + [opponent] * (game.num_players - 1)
-        if game.partnerships:
-            seated = [agent, opponent, agent, opponent]
-        records = rotated_match(game, seated, config.eval.games, seed=config.run.seed + 7919)
-        results[f"eval/vs_{name}"] = records[0].win_rate
+        record = against_table(game, agent, opponent, config.eval.games, seed=config.run.seed + 7919)
+        results[f"eval/vs_{name}"] = record.win_rate
     return results
 
 
