@@ -32,6 +32,7 @@ DEFAULT_SIMULATIONS = 256
 # the network's activations (some 8 KB on Mexican Train), so 16,384 rollouts take about 130 MB.
 MAX_SIMULATIONS = 16_384
 MAX_MARGIN = 10.0  # standard errors; beyond a few the policy is never overruled
+MAX_HORIZON = 64  # the actor's own turns; no hand lasts that long
 
 
 def split_spec(spec: str) -> tuple[str, dict[str, int | str]] | None:
@@ -42,12 +43,12 @@ def split_spec(spec: str) -> tuple[str, dict[str, int | str]] | None:
     if not name.endswith(SUFFIX):
         return None
     options = parse_options(spec, rest)
-    unknown = set(options) - {"simulations", "belief", "margin"}
+    unknown = set(options) - {"simulations", "belief", "margin", "horizon"}
     if unknown:
         raise ValueError(
             f"{spec!r}: a policy with search takes only simulations=N, belief=NAME (a belief model "
-            f"to draw worlds from) and margin=Z (how sure search must be to overrule the policy), "
-            f"not {sorted(unknown)}"
+            f"to draw worlds from), margin=Z (how sure search must be to overrule the policy) and "
+            f"horizon=H (the actor's turns before the value head scores a rollout), not {sorted(unknown)}"
         )
     return name.removesuffix(SUFFIX), options
 
@@ -67,7 +68,15 @@ class PolicySearchAgent(StatefulAgent):
     better move. With ``margin=Z`` a move replaces the policy's favourite only when its mean
     result beats the favourite's by more than ``Z`` standard errors of their difference (the
     same worlds meet both, so the difference is measured with less noise than either mean).
-    ``margin=0`` (the default) plays the best mean, ties going to the policy."""
+    ``margin=0`` (the default) plays the best mean, ties going to the policy.
+
+    ``horizon=H`` stops each rollout when the actor is to move for the ``H``-th time after the
+    searched move and adds the value head's estimate of what the actor wins from there (its
+    observation then is one the value head was trained on). What happens after that point, the
+    later draws and hidden tiles, is averaged by the value head instead of sampled once per
+    world, so the means are less noisy and each rollout is shorter; the price is the value
+    head's error. ``horizon=0`` (the default) plays every rollout to the end. Only a network
+    whose value head reads the observation alone can do this (not a privileged critic)."""
 
     def __init__(
         self,
@@ -78,9 +87,16 @@ class PolicySearchAgent(StatefulAgent):
         seed: int | None = None,
         belief: str | None = None,
         margin: float = 0.0,
+        horizon: int = 0,
     ) -> None:
         check_belief(name, belief)
         self.margin = bounded_float(name, "margin", margin, 0.0, MAX_MARGIN)
+        if not is_bounded_int(horizon, 0, MAX_HORIZON):
+            raise ValueError(f"{name}: horizon must be an integer from 0 to {MAX_HORIZON}, got {horizon!r}")
+        if horizon and network.critic_inputs:
+            raise ValueError(f"{name}: horizon=H needs a value head that reads the observation alone; "
+                             f"this network's critic reads the hidden tiles")  # fmt: skip
+        self.horizon = int(horizon)
         if not is_bounded_int(simulations, 1, MAX_SIMULATIONS):  # before any work
             raise ValueError(
                 f"{name}: simulations must be a positive integer, got {simulations!r}; "
@@ -148,7 +164,8 @@ class PolicySearchAgent(StatefulAgent):
     @torch.no_grad()
     def play_out(self, rows: np.ndarray, first: np.ndarray, seat: int) -> np.ndarray:
         """``seat``'s episode reward in each game of ``rows`` after it plays ``first`` there and
-        the policy plays every seat's moves from then on."""
+        the policy plays every seat's moves from then on; with a ``horizon``, its reward until its
+        ``horizon``-th turn plus the value head's estimate of the rest."""
         game = self.game
         size, players = len(rows), game.num_players
         obs = np.empty((size, game.observation_size), np.float32)
@@ -159,6 +176,7 @@ class PolicySearchAgent(StatefulAgent):
         hand_over = np.empty(size, np.bool_)
         hand_points = np.empty((size, players), np.int32)
         result = np.zeros(size)
+        turns = np.zeros(size, np.int64)  # the actor's turns reached since the searched move
         live = np.arange(size)
         actions = first.astype(np.int64)
         while True:
@@ -169,6 +187,15 @@ class PolicySearchAgent(StatefulAgent):
             going = ~done[:n]
             if not going.any():
                 return result
+            if self.horizon:
+                turns[live] += going & (acting[:n] == seat)
+                scored = going & (turns[live] >= self.horizon)
+                if scored.any():
+                    _, value = self.network(torch.as_tensor(obs[:n][scored]))
+                    result[live[scored]] += value.numpy()
+                    going &= ~scored
+                    if not going.any():
+                        return result
             live, rows = live[going], rows[going]  # a finished game restarts in place: drop it
             logits = self.network.logits(torch.as_tensor(obs[:n][going]))
             actions = masked_logits(logits, torch.as_tensor(mask[:n][going])).argmax(-1).numpy()

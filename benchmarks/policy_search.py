@@ -3,7 +3,7 @@ budget, side by side against the same tables of the heuristic, PIMC and ISMCTS.
 
     .venv/bin/python -m benchmarks.policy_search draw_2p block_2p [--simulations 256 1024]
         [--games 400] [--heuristic-games 1000] [--against heuristic pimc ismcts] [--margins 0 2]
-        [--no-policy]
+        [--horizons 0 1] [--no-policy]
 
 PIMC and ISMCTS play at the strength ladder's budgets (``arena.ship.ladder_search_agent``), so the
 rows read against the ladder's. Every matchup plays the evaluation deals (seed 12345, never
@@ -46,6 +46,7 @@ def measure(
     heuristic_games: int,
     margins: list[float] = (0.0,),
     alone: bool = True,
+    horizons: list[int] = (0,),
 ) -> list[str]:
     folder = ckpt.resolve_checkpoint(config)
     if folder is None:
@@ -57,8 +58,11 @@ def measure(
     agents: list[tuple[Agent, int]] = [(PolicyAgent(network, name=config), 0)] if alone else []
     for n in simulations:
         for margin in margins:
-            name = config + SUFFIX + (f":margin={margin:g}" if margin else "")
-            agents.append((PolicySearchAgent(game, network, name=name, simulations=n, seed=3, margin=margin), n))
+            for horizon in horizons:
+                settings = [f"margin={margin:g}"] * bool(margin) + [f"horizon={horizon}"] * bool(horizon)
+                name = config + SUFFIX + (":" + ",".join(settings) if settings else "")
+                search = PolicySearchAgent(game, network, name, n, seed=3, margin=margin, horizon=horizon)
+                agents.append((search, n))
     rows = []
     for agent, budget in agents:
         cells, ms = [], []
@@ -86,6 +90,9 @@ def main() -> None:
     parser.add_argument(
         "--margins", type=float, nargs="+", default=[0.0], help="standard errors search needs to overrule the policy"
     )
+    parser.add_argument(
+        "--horizons", type=int, nargs="+", default=[0], help="the actor's turns before the value head scores a rollout"
+    )
     parser.add_argument("--no-policy", action="store_true", help="leave out the policy-alone row")
     args = parser.parse_args()
     torch.set_num_threads(1)
@@ -94,8 +101,9 @@ def main() -> None:
     print("|---|---|---:|" + "---|" * len(args.against) + "---:|")
     for config in args.configs:
         measure(
-            config, args.simulations, args.against, args.games, args.heuristic_games, args.margins, not args.no_policy
-        )
+            config, args.simulations, args.against, args.games, args.heuristic_games, args.margins, not args.no_policy,
+            args.horizons,
+        )  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -165,3 +165,70 @@ def test_a_bad_margin_is_refused() -> None:
     with pytest.raises(UsageError, match="margin must be a finite number"):
         load_policy("draw_2p+search:margin=-1", game, seed=1)
     assert load_policy("draw_2p+search:margin=1.5,simulations=8", game, seed=1).margin == 1.5
+
+
+@pytest.mark.parametrize(("variant", "options"), VARIANTS)
+def test_a_horizon_stops_each_rollout_at_the_actors_turn_and_adds_the_value_heads_estimate(
+    variant: str, options: dict
+) -> None:
+    """``horizon=1``: the rewards until the actor is to move again, plus the value head's output
+    on its observation there, checked against the same rollout stepped by hand."""
+    game = make_game(variant, **options)
+    network = untrained(game, seed=2)
+    agent = PolicySearchAgent(game, network, simulations=8, seed=1, horizon=1)
+    state = positions(game, 4, seed=3)
+    mask = np.zeros(game.num_actions, np.int8)
+    valued = 0
+    for g in range(len(state)):
+        seat = game.current_seat(state, g)
+        game.legal_mask(state, g, mask)
+        first = np.flatnonzero(mask)
+        worlds = game.new_state(len(first))
+        for w in range(len(first)):
+            worlds[w]["rng"] = w + 1
+            game.determinize(state, g, seat, worlds, w)
+        expected = []
+        for w, action in enumerate(first):
+            world, total = worlds.copy(), 0.0
+            while True:
+                game.step(world, w, int(action))
+                total += float(game.rewards(world, w)[seat])
+                if game.is_over(world, w):
+                    break
+                to_act = game.current_seat(world, w)
+                observation, _ = game.view(world, w, to_act)
+                with torch.no_grad():
+                    logits, value = network(torch.as_tensor(observation[None]))
+                if to_act == seat:
+                    total += float(value[0])
+                    valued += 1
+                    break
+                game.legal_mask(world, w, mask)
+                action = int(torch.where(torch.as_tensor(mask) > 0, logits[0], -torch.inf).argmax())
+            expected.append(total)
+        got = agent.play_out(worlds.copy(), first, seat)
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+    assert valued > 0
+
+
+def test_a_horizon_longer_than_any_hand_plays_rollouts_to_the_end() -> None:
+    game = make_game("draw", num_players=2)
+    network = untrained(game, seed=6)
+    state = positions(game, 6, seed=7)
+    for g in range(len(state)):
+        plain = PolicySearchAgent(game, network, simulations=24, seed=g).action_values(state, g)
+        far = PolicySearchAgent(game, network, simulations=24, seed=g, horizon=64).action_values(state, g)
+        assert plain[0] == far[0] and np.array_equal(plain[2], far[2])
+
+
+def test_a_bad_horizon_is_refused() -> None:
+    game = make_game("draw", num_players=2)
+    for bad in (-1, 65, 1.5, True, "2"):
+        with pytest.raises(ValueError, match=r"horizon must be an integer from 0 to 64, got "):
+            PolicySearchAgent(game, untrained(game), horizon=bad)
+    privileged = PolicyNetwork(game.observation_size, game.num_actions, [16], critic_inputs=8)
+    with pytest.raises(ValueError, match="horizon=H needs a value head that reads the observation alone"):
+        PolicySearchAgent(game, privileged, horizon=2)
+    with pytest.raises(UsageError, match="horizon must be an integer"):
+        load_policy("draw_2p+search:horizon=-1", game, seed=1)
+    assert load_policy("draw_2p+search:horizon=2,simulations=8", game, seed=1).horizon == 2
