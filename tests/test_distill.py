@@ -56,6 +56,21 @@ def test_soft_targets_are_a_distribution_over_legal_actions_that_follows_the_val
     assert np.allclose(flat[mask > 0], np.repeat(1 / mask.sum(1), mask.sum(1)), atol=1e-2)  # hot: uniform
 
 
+def test_policy_targets_keep_the_policys_order_where_values_tie_and_follow_clear_differences() -> None:
+    mask = np.array([[1, 1, 1, 0]], np.int8)
+    prior = np.log(np.array([[0.7, 0.2, 0.1, 1.0]], np.float32))
+    prior[mask == 0] = 0.0
+    tied = np.array([[0.3, 0.3, 0.3, 9.0]], np.float32)
+    targets = soft_targets(tied, mask, 0.1, prior)
+    assert np.allclose(targets, [[0.7, 0.2, 0.1, 0.0]], atol=1e-6)  # equal values: the policy as it was
+    assert np.allclose(soft_targets(tied, mask, 0.1), [[1 / 3, 1 / 3, 1 / 3, 0.0]])  # values alone: scrambled
+    clear = np.array([[0.0, 0.5, 0.0, 9.0]], np.float32)
+    moved = soft_targets(clear, mask, 0.1, prior)
+    assert moved[0, 1] > 0.95 and moved[0, 3] == 0.0  # exp(5) times the odds: search's move wins
+    odds = moved[0, 1] / moved[0, 0]
+    assert np.isclose(odds, (0.2 / 0.7) * np.exp(0.5 / 0.1), rtol=1e-5)
+
+
 def test_action_values_returns_the_move_it_plays_with_one_value_per_legal_action() -> None:
     game = make_game("draw", num_players=2)
     agent = PolicySearchAgent(game, untrained(game), simulations=12, seed=3)
@@ -81,6 +96,16 @@ def test_labelled_positions_have_legal_targets_and_a_step_fits_them() -> None:
     assert (data.mask.sum(1) > 1).all() and data.mask[np.arange(len(data)), data.action].all()
     targets = data.targets(config.temperature)
     assert np.allclose(targets.sum(1), 1.0) and (targets[data.mask == 0] == 0).all()
+    # the prior is the labelling policy's: its log-probabilities over the legal actions
+    with torch.no_grad():
+        logits = network.logits(torch.as_tensor(data.obs)).numpy()
+    for row in range(len(data)):
+        legal = np.flatnonzero(data.mask[row])
+        shifted = logits[row, legal] - logits[row, legal].max()
+        assert np.allclose(data.prior[row, legal], shifted - np.log(np.exp(shifted).sum()), atol=1e-5)
+        assert (data.prior[row, data.mask[row] == 0] == 0).all()
+    anchored = data.targets(config.temperature, "policy")
+    assert np.allclose(anchored.sum(1), 1.0) and (anchored[data.mask == 0] == 0).all()
     assert (np.abs(data.value) <= 1.0).all()  # block 2p: a hand is won, lost or tied
 
     device = torch.device("cpu")
@@ -106,6 +131,7 @@ def test_distill_keys_are_checked() -> None:
         ("distill.simulations=20000", r"distill\.simulations must lie in \[1, 16384\]"),
         ("distill.positions=2.5", r"distill\.positions must be an integer"),
         ("distill.value_coef=-1", r"distill\.value_coef must be 0 or more"),
+        ("distill.target=prior", r"distill\.target must be one of values, policy, got 'prior'"),
         ("distill.temprature=1", r"unknown config key distill\.temprature; did you mean distill\.temperature\?"),
     ):
         with pytest.raises(ConfigError, match=message):

@@ -75,6 +75,7 @@ class PPOConfig:
 
 
 CRITICS = ("shared", "privileged")
+DISTILL_TARGETS = ("values", "policy")  # training/distill.py: SearchLabels.targets
 
 
 @dataclass
@@ -124,6 +125,10 @@ class DistillConfig:
     positions: int = 2_000  # unforced positions the current policy reaches, labelled per round
     simulations: int = 64  # rollouts of policy+search per labelled position
     temperature: float = 0.1  # softmax temperature over the searched action values
+    # "values": softmax(values / temperature). "policy": the labelling policy's probabilities
+    # times exp(values / temperature), so that where search's values are close the policy keeps
+    # its own preference and only a clear difference moves it.
+    target: str = "values"
     epochs: int = 1  # passes over a round's positions
     minibatch_size: int = 256
     policy_coef: float = 1.0  # weight of the cross-entropy to the search's soft targets
@@ -374,6 +379,9 @@ def _validate(config: TrainConfig) -> None:
         )
     if config.network.critic not in CRITICS:
         raise ConfigError(f"network.critic must be one of {', '.join(CRITICS)}, got {config.network.critic!r}")
+    if config.distill.target not in DISTILL_TARGETS:
+        targets = ", ".join(DISTILL_TARGETS)
+        raise ConfigError(f"distill.target must be one of {targets}, got {config.distill.target!r}")
     if config.network.action_head not in ACTION_HEADS:
         heads = ", ".join(ACTION_HEADS)
         raise ConfigError(f"network.action_head must be one of {heads}, got {config.network.action_head!r}")

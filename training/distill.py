@@ -9,7 +9,9 @@ Every ``distill.every`` updates, a round here
    with the student driving);
 2. labels each with policy+search at ``distill.simulations`` rollouts: the mean result of every
    legal action over the sampled worlds. The policy's target is a softmax of those values at
-   ``distill.temperature``, legal actions only; the value head's is the best action's value;
+   ``distill.temperature``, legal actions only (``distill.target: policy``: the labelling
+   policy's own probabilities reweighted by the same exponentials); the value head's is the
+   best action's value;
 3. fits the network to them by the run's own optimizer: cross-entropy to the soft targets times
    ``distill.policy_coef`` plus the value head's squared error times ``distill.value_coef``.
 
@@ -49,11 +51,19 @@ class SearchLabels:
     mask: np.ndarray  # [N, A] int8
     values: np.ndarray  # [N, A] float32: each legal action's mean result (0 where illegal)
     action: np.ndarray  # [N] the move policy+search plays
+    prior: np.ndarray  # [N, A] float32: the labelling policy's log-probabilities (0 where illegal)
 
     def __len__(self) -> int:
         return len(self.action)
 
-    def targets(self, temperature: float) -> np.ndarray:
+    def targets(self, temperature: float, target: str = "values") -> np.ndarray:
+        """The policy's soft targets (``DistillConfig.target``): ``softmax(values / T)``, or with
+        ``"policy"`` ``softmax(log prior + values / T)``, a regularized policy improvement step
+        (the KL-anchored update of MPO): a move's odds against another change by
+        ``exp(difference of values / T)``, so moves whose values are within the search's noise
+        keep the policy's order, which noisy values alone would scramble."""
+        if target == "policy":
+            return soft_targets(self.values, self.mask, temperature, self.prior)
         return soft_targets(self.values, self.mask, temperature)
 
     @property
@@ -62,9 +72,13 @@ class SearchLabels:
         return np.where(self.mask > 0, self.values, -np.inf).max(1).astype(np.float32)
 
 
-def soft_targets(values: np.ndarray, mask: np.ndarray, temperature: float) -> np.ndarray:
-    """``softmax(values / temperature)`` over each row's legal actions, exactly 0 elsewhere."""
-    scaled = np.where(mask > 0, values / temperature, -np.inf)
+def soft_targets(
+    values: np.ndarray, mask: np.ndarray, temperature: float, log_prior: np.ndarray | None = None
+) -> np.ndarray:
+    """``softmax(values / temperature)`` over each row's legal actions, exactly 0 elsewhere; with
+    ``log_prior``, ``softmax(log_prior + values / temperature)``."""
+    logits = values / temperature if log_prior is None else log_prior + values / temperature
+    scaled = np.where(mask > 0, logits, -np.inf)
     scaled = scaled - scaled.max(1, keepdims=True)
     weights = np.exp(scaled)  # exp(-inf) = 0 for illegal actions
     return (weights / weights.sum(1, keepdims=True)).astype(np.float32)
@@ -114,7 +128,11 @@ def label_positions(
         return None
     rows = data.action
     moves, values = np.asarray(labeller.moves, np.int64), np.stack(labeller.values)
-    return SearchLabels(data.obs, data.hidden, data.mask, values[rows], moves[rows])
+    with torch.no_grad():
+        logits = player.logits(torch.as_tensor(data.obs))
+        log_probs = torch.log_softmax(masked_logits(logits, torch.as_tensor(data.mask)), -1).numpy()
+    prior = np.where(data.mask > 0, log_probs, 0.0).astype(np.float32)
+    return SearchLabels(data.obs, data.hidden, data.mask, values[rows], moves[rows], prior)
 
 
 def fit_targets(
@@ -131,7 +149,7 @@ def fit_targets(
     ``value_coef``, gradients clipped to ``max_grad_norm``. Returns the last pass's mean losses
     and the share of positions where the policy's most likely move is search's."""
     obs, hidden, mask = (torch.as_tensor(a, device=device) for a in (data.obs, data.hidden, data.mask))
-    targets = torch.as_tensor(data.targets(config.temperature), device=device)
+    targets = torch.as_tensor(data.targets(config.temperature, config.target), device=device)
     value_target = torch.as_tensor(data.value, device=device)
     action = torch.as_tensor(data.action, device=device)
 
@@ -161,12 +179,14 @@ def fit_targets(
 
 
 @torch.no_grad()
-def cross_entropy(network: PolicyNetwork, data: SearchLabels, temperature: float, device: torch.device) -> float:
+def cross_entropy(
+    network: PolicyNetwork, data: SearchLabels, temperature: float, device: torch.device, target: str = "values"
+) -> float:
     """The mean cross-entropy from ``data``'s soft targets to ``network``'s policy."""
     network.eval()
     logits, _ = network(torch.as_tensor(data.obs, device=device), torch.as_tensor(data.hidden, device=device).float())
     log_probs = torch.log_softmax(masked_logits(logits, torch.as_tensor(data.mask, device=device)), -1)
-    targets = torch.as_tensor(data.targets(temperature), device=device)
+    targets = torch.as_tensor(data.targets(temperature, target), device=device)
     return float(-(targets * log_probs).sum(-1).mean())
 
 
