@@ -2,17 +2,18 @@
 PIMC and ISMCTS at a small budget.
 
     .venv/bin/python -m benchmarks.distill_rounds block_2p [--rounds 3] [--positions 2000]
-        [--simulations 64] [--temperature 0.1] [--games 200] [--search-simulations 50] [--skip-shipped]
-        [--save DIR]
+        [--simulations 64] [--temperature 0.1] [--target values] [--games 200] [--search-simulations 50]
+        [--skip-shipped] [--save DIR]
 
 Round 0 is the shipped policy as it is. Each round lets the current policy reach
 ``--positions`` unforced positions, labels them with policy+search at ``--simulations``
-rollouts and fits the policy to the soft targets and values (Adam at ``--learning-rate``,
-``--epochs`` passes), as ``distill.every`` does inside a PPO run, without PPO. The policy then
-plays its most likely moves against tables of ``pimc`` and ``ismcts`` at ``--search-simulations``
-on the evaluation deals (seed 12345, never labelled), seats rotated. Prints a Markdown table:
-win rates with 95% Wilson intervals, the distillation's cross-entropy and agreement with search,
-and the seconds each round took to label and fit.
+rollouts and fits the policy to the soft targets (``--target``, as ``DistillConfig.target``)
+and values (Adam at ``--learning-rate``, ``--epochs`` passes), as ``distill.every`` does
+inside a PPO run, without PPO. The policy then plays its most likely moves against tables of
+``pimc`` and ``ismcts`` at ``--search-simulations`` on the evaluation deals (seed 12345, never
+labelled), seats rotated. Prints a Markdown table: win rates with 95% Wilson intervals, the
+distillation's cross-entropy and agreement with search, and the seconds each round took to
+label and fit.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import torch
 from arena.ship import EVALUATION_SEED
 from domino_env import make_game
 from training import checkpoint as ckpt
-from training.config import DistillConfig
+from training.config import DISTILL_TARGETS, DistillConfig
 from training.distill import fit_targets, label_positions, round_seed, search_strength
 
 
@@ -47,6 +48,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--positions", type=int, default=2000)
     parser.add_argument("--simulations", type=int, default=64, help="policy+search rollouts per labelled position")
     parser.add_argument("--temperature", type=float, default=0.1)
+    parser.add_argument("--target", choices=DISTILL_TARGETS, default="values", help="see DistillConfig.target")
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--learning-rate", type=float, default=3e-4)
     parser.add_argument("--games", type=int, default=200)
@@ -63,12 +65,13 @@ def main(argv: list[str] | None = None) -> None:
     network = ckpt.load_network(folder, game)
     config = DistillConfig(
         every=1, positions=args.positions, simulations=args.simulations, temperature=args.temperature,
-        epochs=args.epochs,
+        epochs=args.epochs, target=args.target,
     )  # fmt: skip
     optimizer = torch.optim.Adam(network.parameters(), lr=args.learning_rate, eps=1e-5)
     device = torch.device("cpu")
     budget = args.search_simulations
-    labels = f"{args.positions} positions a round labelled at {args.simulations} rollouts, T={args.temperature}"
+    labels = f"{args.positions} positions a round labelled at {args.simulations} rollouts"
+    labels += f", {args.target} targets, T={args.temperature}"
     print(f"{args.policy}: {labels}")
     opponents = f"vs pimc:simulations={budget} | 95% | vs ismcts:simulations={budget} | 95%"
     print(f"| round | {opponents} | cross-entropy | agreement | seconds |")
