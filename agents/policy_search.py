@@ -185,17 +185,15 @@ class PolicySearchAgent(StatefulAgent):
             game.batch_step(rows, actions, *outputs, threads=False)  # a few hundred games: one thread
             result[live] += rewards[:n, seat]
             going = ~done[:n]
-            if not going.any():
-                return result
-            if self.horizon:
+            if self.horizon:  # a rollout at the actor's horizon-th turn ends with the value head's estimate
                 turns[live] += going & (acting[:n] == seat)
                 scored = going & (turns[live] >= self.horizon)
                 if scored.any():
                     _, value = self.network(torch.as_tensor(obs[:n][scored]))
                     result[live[scored]] += value.numpy()
                     going &= ~scored
-                    if not going.any():
-                        return result
+            if not going.any():
+                return result
             live, rows = live[going], rows[going]  # a finished game restarts in place: drop it
             logits = self.network.logits(torch.as_tensor(obs[:n][going]))
             actions = masked_logits(logits, torch.as_tensor(mask[:n][going])).argmax(-1).numpy()
