@@ -24,6 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import argparse
 import copy
+import math
 import time
 
 import numba
@@ -41,9 +42,16 @@ from training.distill import fit_targets, label_positions
 def arm(text: str) -> tuple[str, float]:
     """``"policy:0.02"`` -> ``("policy", 0.02)``."""
     target, _, temperature = text.partition(":")
-    if target not in DISTILL_TARGETS or not temperature:
-        raise argparse.ArgumentTypeError(f"an arm is TARGET:TEMPERATURE with TARGET one of {DISTILL_TARGETS}")
-    return target, float(temperature)
+    try:
+        value = float(temperature)
+    except ValueError:
+        value = math.nan
+    if target not in DISTILL_TARGETS or not (0 < value < math.inf):
+        raise argparse.ArgumentTypeError(
+            f"an arm is TARGET:TEMPERATURE with TARGET one of {DISTILL_TARGETS} and a positive temperature, "
+            f"not {text!r}"
+        )
+    return target, value
 
 
 def main(argv: list[str] | None = None) -> None:
