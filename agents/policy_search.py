@@ -19,6 +19,7 @@ import torch
 
 from agents.base import StatefulAgent
 from agents.belief import load_belief
+from agents.endgame import check_solvable, new_solver, solve_worlds
 from agents.network import PolicyNetwork, masked_logits
 from agents.options import bounded_float, is_bounded_int
 from agents.registry import parse_options
@@ -33,6 +34,7 @@ DEFAULT_SIMULATIONS = 256
 MAX_SIMULATIONS = 16_384
 MAX_MARGIN = 10.0  # standard errors; beyond a few the policy is never overruled
 MAX_HORIZON = 64  # the actor's own turns; no hand lasts that long
+MAX_SOLVE = 64  # tiles in hands; more than any two-player hand holds
 
 
 def split_spec(spec: str) -> tuple[str, dict[str, int | str]] | None:
@@ -43,12 +45,13 @@ def split_spec(spec: str) -> tuple[str, dict[str, int | str]] | None:
     if not name.endswith(SUFFIX):
         return None
     options = parse_options(spec, rest)
-    unknown = set(options) - {"simulations", "belief", "margin", "horizon"}
+    unknown = set(options) - {"simulations", "belief", "margin", "horizon", "solve"}
     if unknown:
         raise ValueError(
             f"{spec!r}: a policy with search takes only simulations=N, belief=NAME (a belief model "
-            f"to draw worlds from), margin=Z (how sure search must be to overrule the policy) and "
-            f"horizon=H (the actor's turns before the value head scores a rollout), not {sorted(unknown)}"
+            f"to draw worlds from), margin=Z (how sure search must be to overrule the policy), "
+            f"horizon=H (the actor's turns before the value head scores a rollout) and solve=N "
+            f"(endings of at most N tiles in hands solved exactly), not {sorted(unknown)}"
         )
     return name.removesuffix(SUFFIX), options
 
@@ -76,7 +79,14 @@ class PolicySearchAgent(StatefulAgent):
     later draws and hidden tiles, is averaged by the value head instead of sampled once per
     world, so the means are less noisy and each rollout is shorter; the price is the value
     head's error. ``horizon=0`` (the default) plays every rollout to the end. Only a network
-    whose value head reads the observation alone can do this (not a privileged critic)."""
+    whose value head reads the observation alone can do this (not a privileged critic).
+
+    ``solve=N`` plays endings exactly (:mod:`agents.endgame`, two-player Draw and Block): once no
+    tile can be drawn any more and the hands hold at most ``N`` tiles together (both are in the
+    acting seat's observation), each legal action is scored in each sampled world by minimax to
+    the end of the hand instead of by a rollout. When every unseen tile is the opponent's (Draw
+    with the boneyard spent) all worlds are the real position, so one is solved and the move is
+    the best one. ``solve=0`` (the default) rolls out every position."""
 
     def __init__(
         self,
@@ -88,8 +98,13 @@ class PolicySearchAgent(StatefulAgent):
         belief: str | None = None,
         margin: float = 0.0,
         horizon: int = 0,
+        solve: int = 0,
     ) -> None:
         check_belief(name, belief)
+        if not is_bounded_int(solve, 0, MAX_SOLVE):
+            raise ValueError(f"{name}: solve must be an integer from 0 to {MAX_SOLVE} (tiles in hands), got {solve!r}")
+        if solve:
+            check_solvable(name, game)
         self.margin = bounded_float(name, "margin", margin, 0.0, MAX_MARGIN)
         if not is_bounded_int(horizon, 0, MAX_HORIZON):
             raise ValueError(f"{name}: horizon must be an integer from 0 to {MAX_HORIZON}, got {horizon!r}")
@@ -110,6 +125,8 @@ class PolicySearchAgent(StatefulAgent):
         self.searches = 0  # moves searched so far: each move's worlds come from its own stream
         self.mask = np.zeros(game.num_actions, np.int8)
         self.belief = None if belief is None else load_belief(belief, game)
+        self.solve = int(solve)
+        self.solver = new_solver(game) if solve else None
 
     def random_state(self) -> int:
         return self.searches
@@ -142,12 +159,36 @@ class PolicySearchAgent(StatefulAgent):
             else:
                 game.determinize_weighted(state, g, seat, worlds, w, weights)
         self.searches += 1
-        results = self.play_out(np.tile(worlds, len(legal)), np.repeat(legal, len(worlds)), seat)
-        results = results.reshape(len(legal), len(worlds))
+        results = self.solved(state, g, worlds, legal, seat) if self.solvable(state, g) else None
+        if results is None:
+            results = self.play_out(np.tile(worlds, len(legal)), np.repeat(legal, len(worlds)), seat)
+            results = results.reshape(len(legal), len(worlds))
         means = results.mean(1)
         with torch.no_grad():
             prior = self.network.logits(torch.as_tensor(observation[None]))[0, legal].numpy()
         return int(legal[self.choose(results, means, prior)]), legal, means
+
+    def solvable(self, state: np.ndarray, g: int) -> bool:
+        """Whether ``solve=N`` applies: no tile can be drawn any more and the hands hold at most
+        ``N`` tiles together (the boneyard's and the hands' sizes, which every seat sees)."""
+        game = self.game
+        if not self.solve or game.rules.drawable(state, game.packed_config, g) > 0:
+            return False
+        return int(state[g]["hand_count"].sum()) <= self.solve
+
+    def solved(self, state: np.ndarray, g: int, worlds: np.ndarray, legal: np.ndarray, seat: int) -> np.ndarray | None:
+        """``seat``'s result of each legal action in each world under best play by both seats
+        (``[legal, worlds]``), or None when an ending is too large to solve. When no unseen tile
+        lies outside the opponent's hand every world is the same, and only the first is solved."""
+        game, rules = self.game, self.game.rules
+        record = state[g]
+        solved = len(worlds) if record["boneyard_size"] > record["boneyard_top"] else 1  # tiles set aside
+        results = np.empty((len(legal), solved))
+        solve_worlds(
+            rules.step, rules.legal_mask, worlds, game.packed_config, legal.astype(np.int64), seat,
+            game.num_tiles, self.solver, results,
+        )  # fmt: skip
+        return None if np.isnan(results).any() else results
 
     def choose(self, results: np.ndarray, means: np.ndarray, prior: np.ndarray) -> int:
         """The index of the move to play: the policy's favourite unless another move's results over

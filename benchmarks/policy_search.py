@@ -3,7 +3,7 @@ budget, side by side against the same tables of the heuristic, PIMC and ISMCTS.
 
     .venv/bin/python -m benchmarks.policy_search draw_2p block_2p [--simulations 256 1024]
         [--games 400] [--heuristic-games 1000] [--against heuristic pimc ismcts] [--margins 0 2]
-        [--horizons 0 1] [--no-policy]
+        [--horizons 0 1] [--solves 0 14] [--no-policy]
 
 PIMC and ISMCTS play at the strength ladder's budgets (``arena.ship.ladder_search_agent``), so the
 rows read against the ladder's. Every matchup plays the evaluation deals (seed 12345, never
@@ -19,6 +19,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import argparse
+import itertools
 
 import torch
 
@@ -47,6 +48,7 @@ def measure(
     margins: list[float] = (0.0,),
     alone: bool = True,
     horizons: list[int] = (0,),
+    solves: list[int] = (0,),
 ) -> list[str]:
     folder = ckpt.resolve_checkpoint(config)
     if folder is None:
@@ -56,13 +58,11 @@ def measure(
     network = ckpt.load_network(folder, game)
     config = folder.name if folder.parent == ckpt.PRETRAINED_DIR else config
     agents: list[tuple[Agent, int]] = [(PolicyAgent(network, name=config), 0)] if alone else []
-    for n in simulations:
-        for margin in margins:
-            for horizon in horizons:
-                settings = [f"margin={margin:g}"] * bool(margin) + [f"horizon={horizon}"] * bool(horizon)
-                name = config + SUFFIX + (":" + ",".join(settings) if settings else "")
-                search = PolicySearchAgent(game, network, name, n, seed=3, margin=margin, horizon=horizon)
-                agents.append((search, n))
+    for n, margin, horizon, solve in itertools.product(simulations, margins, horizons, solves):
+        settings = {"margin": margin, "horizon": horizon, "solve": solve}
+        named = [f"{key}={value:g}" for key, value in settings.items() if value]
+        name = config + SUFFIX + (":" + ",".join(named) if named else "")
+        agents.append((PolicySearchAgent(game, network, name, n, seed=3, **settings), n))
     rows = []
     for agent, budget in agents:
         cells, ms = [], []
@@ -93,6 +93,9 @@ def main() -> None:
     parser.add_argument(
         "--horizons", type=int, nargs="+", default=[0], help="the actor's turns before the value head scores a rollout"
     )
+    parser.add_argument(
+        "--solves", type=int, nargs="+", default=[0], help="endings of at most N tiles in hands solved (0: none)"
+    )
     parser.add_argument("--no-policy", action="store_true", help="leave out the policy-alone row")
     args = parser.parse_args()
     torch.set_num_threads(1)
@@ -102,7 +105,7 @@ def main() -> None:
     for config in args.configs:
         measure(
             config, args.simulations, args.against, args.games, args.heuristic_games, args.margins, not args.no_policy,
-            args.horizons,
+            args.horizons, args.solves,
         )  # fmt: skip
 
 
