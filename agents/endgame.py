@@ -165,3 +165,16 @@ def solve_worlds(step, legal_mask, worlds, cfg, legal, me, num_tiles, solver, ou
     for w in range(out.shape[1]):
         for i in range(legal.shape[0]):
             out[i, w] = solve_action(step, legal_mask, worlds[w : w + 1], cfg, legal[i], me, num_tiles, solver)
+
+
+def solved_values(game: Game, world: np.ndarray, solver: Solver) -> dict[int, float]:
+    """Each legal action of ``world[0]``'s acting seat with its reward under best play by both
+    seats (:func:`solve_action`): the exact answer to a position with nothing left to draw."""
+    mask = np.zeros(game.num_actions, np.int8)
+    game.legal_mask(world, 0, mask)
+    seat = game.current_seat(world, 0)
+    step, legal_mask, cfg = game.rules.step, game.rules.legal_mask, game.packed_config
+    return {
+        int(action): solve_action(step, legal_mask, world, cfg, int(action), seat, game.num_tiles, solver)
+        for action in np.flatnonzero(mask)
+    }

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from agents.endgame import new_solver, solve_action
+from agents.endgame import new_solver, solved_values
 from agents.network import PolicyNetwork
 from agents.policy_search import PolicySearchAgent
 from arena.cli import UsageError, load_policy
@@ -65,23 +65,16 @@ def endings(game: Game, count: int, most_tiles: int, seed: int) -> list[np.ndarr
 def test_the_solvers_values_are_plain_minimax(variant: str) -> None:
     game = make_game(variant, num_players=2)
     solver = new_solver(game)
-    mask = np.zeros(game.num_actions, np.int8)
     differing = 0
     for state in endings(game, 40, most_tiles=9, seed=3):
         before = state.copy()
         me = game.current_seat(state, 0)
-        game.legal_mask(state, 0, mask)
-        values = []
-        for action in np.flatnonzero(mask):
-            got = solve_action(
-                game.rules.step, game.rules.legal_mask, state, game.packed_config, int(action), me,
-                game.num_tiles, solver,
-            )  # fmt: skip
+        values = solved_values(game, state, solver)
+        for action, value in values.items():
             child = state.copy()
-            game.step(child, 0, int(action))
-            assert got == minimax(game, child, me)
-            values.append(got)
-        differing += len(set(values)) > 1
+            game.step(child, 0, action)
+            assert value == minimax(game, child, me)
+        differing += len(set(values.values())) > 1
         assert (state == before).all()  # the world solved is left as it was
     assert differing >= 5  # the endings tested hold choices that matter
 
@@ -151,3 +144,14 @@ def test_a_bad_solve_is_refused_in_one_line() -> None:
     with pytest.raises(UsageError, match="solve must be an integer"):
         load_policy("draw_2p+search:solve=-3", draw, seed=1)
     assert load_policy("draw_2p+search:solve=14,simulations=8", draw, seed=1).solve == 14
+
+
+def test_the_endgame_benchmark_counts_the_endings_each_agent_misplays(capsys: pytest.CaptureFixture) -> None:
+    from benchmarks.endgame import main
+
+    main(["draw_2p", "--games", "12", "--simulations", "8"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("draw_2p against itself, 12 games: ") and "choices with the boneyard spent" in lines[0]
+    assert lines[3].startswith("| draw_2p | ") and lines[4].startswith("| draw_2p+search:simulations=8 | ")
+    with pytest.raises(SystemExit, match="plays block; only Draw spends its boneyard"):
+        main(["block_2p", "--games", "1"])
