@@ -1,1 +1,27 @@
-"""Speed of domino_env against peer implementations, run side by side (``python -m benchmarks.speed``)."""
+"""Benchmarks and evaluation scripts: each prints its figures (``python -m benchmarks.NAME``).
+
+Speed against peer implementations, side by side (``speed``); the strength ladder
+(``strength``); what search, belief models and distillation buy (``policy_search``,
+``belief``, ``belief_search``, ``distill_rounds``, ``distill_targets``, ``endgame``); and more.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the package itself imports nothing: the speed benchmark runs without torch
+    from pathlib import Path
+
+    from agents.network import PolicyNetwork
+    from domino_env.game import Game
+
+
+def policy_or_exit(name_or_path: str) -> tuple[Path, Game, PolicyNetwork]:
+    """``training.checkpoint.load_policy`` for a script's command line: a name that is neither a
+    shipped agent nor a readable checkpoint ends the script with that one-line error."""
+    from training import checkpoint as ckpt  # torch, only for the scripts that measure a policy
+
+    try:
+        return ckpt.load_policy(name_or_path)
+    except ckpt.CheckpointError as error:
+        raise SystemExit(f"error: {error}") from None

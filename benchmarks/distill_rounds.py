@@ -31,7 +31,7 @@ import numba
 import torch
 
 from arena.ship import EVALUATION_SEED
-from domino_env import make_game
+from benchmarks import policy_or_exit
 from training import checkpoint as ckpt
 from training.config import DISTILL_TARGETS, DistillConfig
 from training.distill import fit_targets, label_positions, round_seed, search_strength
@@ -59,10 +59,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     numba.set_num_threads(1)  # one heavy job per core: the engine's threads would wait on each other
-    folder = ckpt.resolve_checkpoint(args.policy)
-    variant, options = ckpt.game_of_checkpoint(folder)
-    game = make_game(variant, **options)
-    network = ckpt.load_network(folder, game)
+    _, game, network = policy_or_exit(args.policy)
     config = DistillConfig(
         every=1, positions=args.positions, simulations=args.simulations, temperature=args.temperature,
         epochs=args.epochs, target=args.target,

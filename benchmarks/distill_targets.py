@@ -33,8 +33,7 @@ import torch
 from agents.policy import PolicyAgent
 from agents.tournament import against_table
 from arena.ship import EVALUATION_SEED, ladder_search_agent
-from domino_env import make_game
-from training import checkpoint as ckpt
+from benchmarks import policy_or_exit
 from training.config import DISTILL_TARGETS, DistillConfig
 from training.distill import fit_targets, label_positions
 
@@ -68,12 +67,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     numba.set_num_threads(1)  # one heavy job per core
-    folder = ckpt.resolve_checkpoint(args.policy)
-    if folder is None:
-        raise SystemExit(f"error: {args.policy!r} is neither a shipped agent nor a checkpoint or run folder")
-    variant, options = ckpt.game_of_checkpoint(folder)
-    game = make_game(variant, **options)
-    shipped = ckpt.load_network(folder, game)
+    _, game, shipped = policy_or_exit(args.policy)
     started = time.perf_counter()
     labelling = DistillConfig(every=1, positions=args.positions, simulations=args.simulations)
     data = label_positions(game, shipped, labelling, num_envs=max(1, args.positions // 16), seed=args.seed)

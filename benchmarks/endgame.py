@@ -26,7 +26,7 @@ import torch
 from agents.endgame import check_solvable, new_solver, solved_values
 from agents.policy import PolicyAgent
 from agents.policy_search import PolicySearchAgent
-from domino_env import make_game
+from benchmarks import policy_or_exit
 from training import checkpoint as ckpt
 
 
@@ -38,15 +38,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=1000, help="the first deal's seed")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
-    folder = ckpt.resolve_checkpoint(args.policy)
-    if folder is None:
-        raise SystemExit(f"error: {args.policy!r} is neither a shipped agent nor a checkpoint or run folder")
-    variant, options = ckpt.game_of_checkpoint(folder)
-    game = make_game(variant, **options)
-    if variant != "draw":
-        raise SystemExit(f"error: {args.policy!r} plays {variant}; only Draw spends its boneyard")
+    folder, game, network = policy_or_exit(args.policy)
+    if game.name != "draw":
+        raise SystemExit(f"error: {args.policy!r} plays {game.name}; only Draw spends its boneyard")
     check_solvable(args.policy, game)
-    network = ckpt.load_network(folder, game)
     policy = PolicyAgent(network)
     search = PolicySearchAgent(game, network, simulations=args.simulations, seed=3)
     solver = new_solver(game)

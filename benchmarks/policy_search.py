@@ -3,7 +3,7 @@ budget, side by side against the same tables of the heuristic, PIMC and ISMCTS.
 
     .venv/bin/python -m benchmarks.policy_search draw_2p block_2p [--simulations 256 1024]
         [--games 400] [--heuristic-games 1000] [--against heuristic pimc ismcts] [--margins 0 2]
-        [--horizons 0 1] [--solves 0 14] [--no-policy]
+        [--horizons 0 1] [--solves 0 14] [--belief draw_2p] [--no-policy]
 
 PIMC and ISMCTS play at the strength ladder's budgets (``arena.ship.ladder_search_agent``), so the
 rows read against the ladder's. Every matchup plays the evaluation deals (seed 12345, never
@@ -30,7 +30,7 @@ from agents.policy_search import SUFFIX, PolicySearchAgent
 from arena.evaluation import run_arena
 from arena.matchup import Matchup
 from arena.ship import EVALUATION_SEED, SEARCH_AGENTS, ladder_search_agent
-from domino_env import make_game
+from benchmarks import policy_or_exit
 from training import checkpoint as ckpt
 
 
@@ -49,20 +49,16 @@ def measure(
     alone: bool = True,
     horizons: list[int] = (0,),
     solves: list[int] = (0,),
+    belief: str | None = None,
 ) -> list[str]:
-    folder = ckpt.resolve_checkpoint(config)
-    if folder is None:
-        raise SystemExit(f"error: {config!r} is neither a shipped agent nor a checkpoint or run folder")
-    variant, options = ckpt.game_of_checkpoint(folder)
-    game = make_game(variant, **options)
-    network = ckpt.load_network(folder, game)
+    folder, game, network = policy_or_exit(config)
     config = folder.name if folder.parent == ckpt.PRETRAINED_DIR else config
     agents: list[tuple[Agent, int]] = [(PolicyAgent(network, name=config), 0)] if alone else []
     for n, margin, horizon, solve in itertools.product(simulations, margins, horizons, solves):
         settings = {"margin": margin, "horizon": horizon, "solve": solve}
-        named = [f"{key}={value:g}" for key, value in settings.items() if value]
+        named = [f"{key}={value:g}" for key, value in settings.items() if value] + [f"belief={belief}"] * bool(belief)
         name = config + SUFFIX + (":" + ",".join(named) if named else "")
-        agents.append((PolicySearchAgent(game, network, name, n, seed=3, **settings), n))
+        agents.append((PolicySearchAgent(game, network, name, n, seed=3, belief=belief, **settings), n))
     rows = []
     for agent, budget in agents:
         cells, ms = [], []
@@ -96,6 +92,7 @@ def main() -> None:
     parser.add_argument(
         "--solves", type=int, nargs="+", default=[0], help="endings of at most N tiles in hands solved (0: none)"
     )
+    parser.add_argument("--belief", help="draw every search's worlds from this belief model (default: uniformly)")
     parser.add_argument("--no-policy", action="store_true", help="leave out the policy-alone row")
     args = parser.parse_args()
     torch.set_num_threads(1)
@@ -105,7 +102,7 @@ def main() -> None:
     for config in args.configs:
         measure(
             config, args.simulations, args.against, args.games, args.heuristic_games, args.margins, not args.no_policy,
-            args.horizons, args.solves,
+            args.horizons, args.solves, args.belief,
         )  # fmt: skip
 
 

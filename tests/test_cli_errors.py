@@ -131,6 +131,13 @@ def test_as_a_user_runs_it(args: list[str], message: str) -> None:
     assert message in done.stderr and "Traceback" not in done.stderr
 
 
+@pytest.mark.parametrize("module", ["policy_search", "endgame", "distill_rounds", "distill_targets"])
+def test_a_benchmark_refuses_a_policy_that_is_not_there_in_one_line(module: str) -> None:
+    done = run("-m", f"benchmarks.{module}", "no_such_policy")
+    assert done.returncode == 1
+    assert done.stderr == "error: 'no_such_policy' is neither a shipped agent nor a checkpoint or run folder\n"
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

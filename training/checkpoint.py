@@ -214,6 +214,18 @@ def game_of_checkpoint(path: str | Path) -> tuple[str, dict[str, Any]]:
     return variant, options
 
 
+def load_policy(name_or_path: str) -> tuple[Path, Game, PolicyNetwork]:
+    """A shipped agent (by name) or a checkpoint, with the game it was trained on and its network:
+    what a script that measures a policy starts from. A name that is neither, or a checkpoint
+    that cannot be read, raises a one-line CheckpointError."""
+    folder = resolve_checkpoint(name_or_path)
+    if folder is None:
+        raise CheckpointError(f"{name_or_path!r} is neither a shipped agent nor a checkpoint or run folder")
+    variant, options = game_of_checkpoint(folder)
+    game = make_game(variant, **options)
+    return folder, game, load_network(folder, game)
+
+
 def pretrained_names() -> list[str]:
     """The shipped agents' names: the subfolders of :data:`PRETRAINED_DIR` named by a plain
     identifier that hold weights."""
