@@ -154,10 +154,7 @@ class PolicySearchAgent(StatefulAgent):
         weights = None if self.belief is None else self.belief.place_weights(observation, seat)
         for w in range(len(worlds)):
             worlds[w]["rng"] = game_seed(move_seed, w)
-            if weights is None:
-                game.determinize(state, g, seat, worlds, w)
-            else:
-                game.determinize_weighted(state, g, seat, worlds, w, weights)
+        game.determinize_worlds(state, g, seat, worlds, weights)
         self.searches += 1
         results = self.solved(state, g, worlds, legal, seat) if self.solvable(state, g) else None
         if results is None:

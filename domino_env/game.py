@@ -121,11 +121,32 @@ class Game:
         uniformly. Every hard constraint is kept as :meth:`determinize` keeps it: what
         ``observer`` sees, each hand's size, the boneyard's or set-aside size, the voids
         (:func:`domino_env.sampling.place_weighted`)."""
+        weights = self.checked_weights(weights)
+        self.rules.determinize_weighted(state, self.packed_config, game, observer, out, out_game, weights)
+
+    def determinize_worlds(
+        self, state: np.ndarray, game: int, observer: int, out: np.ndarray, weights: np.ndarray | None = None
+    ) -> None:
+        """Every game of ``out`` determinized from game ``game`` for ``observer``, each with its
+        own generator: uniformly (:meth:`determinize`), or with ``weights`` checked once and the
+        places drawn in proportion to them (:meth:`determinize_weighted`). A search's worlds for
+        one move, in one call."""
+        if weights is None:
+            for world in range(len(out)):
+                self.rules.determinize(state, self.packed_config, game, observer, out, world)
+            return
+        weights = self.checked_weights(weights)
+        for world in range(len(out)):
+            self.rules.determinize_weighted(state, self.packed_config, game, observer, out, world, weights)
+
+    def checked_weights(self, weights: np.ndarray) -> np.ndarray:
+        """``weights`` as the compiled determinization takes them (contiguous float64), refused in
+        one line unless finite, non-negative and of shape ``[P + 1, num_tiles]``."""
         weights = np.ascontiguousarray(weights, np.float64)
         shape = (self.num_players + 1, self.num_tiles)
         if weights.shape != shape or not np.isfinite(weights).all() or (weights < 0).any():
             raise ValueError(f"weights must be finite, non-negative, of shape {shape}, got {weights.shape}")
-        self.rules.determinize_weighted(state, self.packed_config, game, observer, out, out_game, weights)
+        return weights
 
     def batch_reset(self, state: np.ndarray, obs: np.ndarray, mask: np.ndarray, seat: np.ndarray) -> None:
         """Start every game of ``state`` and write each acting seat, its view and its legal

@@ -167,6 +167,31 @@ def test_bad_weights_are_refused():
     for bad in (np.ones((2, 28)), np.full((3, 28), np.nan), -np.ones((3, 28))):
         with pytest.raises(ValueError, match="weights"):
             game.determinize_weighted(state, 0, 0, out, 0, bad)
+        with pytest.raises(ValueError, match="weights must be finite, non-negative, of shape"):
+            game.determinize_worlds(state, 0, 0, out, bad)
+
+
+def test_a_moves_worlds_in_one_call_are_the_worlds_drawn_one_by_one():
+    """``determinize_worlds`` fills every game of ``out`` as ``determinize`` (no weights) or
+    ``determinize_weighted`` would, each world with its own generator."""
+    for name in GAMES:
+        game = game_of(name)
+        data = record_positions(game, 16, seed=4, num_envs=8)
+        seat = int(data.seat[3])
+        weights = place_weights(game, random_model(game).probabilities(data.obs[3:4])[0], seat)
+        for given in (None, weights):
+            together, alone = game.new_state(6), game.new_state(6)
+            for w in range(6):
+                game.seed(together, w, 100 + w)
+                game.seed(alone, w, 100 + w)
+            game.determinize_worlds(data.state, 3, seat, together, given)
+            for w in range(6):
+                if given is None:
+                    game.determinize(data.state, 3, seat, alone, w)
+                else:
+                    game.determinize_weighted(data.state, 3, seat, alone, w, given)
+            assert together.tobytes() == alone.tobytes()
+            assert len({together[w]["location"].tobytes() for w in range(6)}) > 1
 
 
 def test_no_hidden_information_reaches_the_model(positions):
