@@ -7,13 +7,14 @@ sampled world is a small perfect-information game, and its value under best play
 can be computed exactly instead of estimated by one strategy's playout. In Draw with the boneyard
 empty the acting seat even sees every tile (the unseen ones are all its opponent's), so its one
 world is the real position and the solution is the best move, which no number of rollouts
-guarantees: the trained policy misplays about 2% of those positions, enough to lose some 2.5% of
-its games from a won ending.
+guarantees (``python -m benchmarks.endgame`` counts how often a policy and its search choose a
+move worth less than the best there).
 
 :func:`solve_action` is a depth-first minimax over copies of the record moved by the variant's
 own compiled rules, with a transposition table: the future of a line-game position depends only
 on where each tile is, the line's two open numbers and the seat to act, so positions reached by
-playing the same tiles in another order are solved once. Two players only (the acting seat
+playing the same tiles in another order are solved once, and the worlds of one move share what
+was solved. Two players only (the acting seat
 maximises its reward, the other minimises it) and the Draw engine's records (Draw and Block).
 """
 
@@ -103,9 +104,18 @@ def solve_action(step, legal_mask, world, cfg, action, me, num_tiles, solver):
     """``me``'s reward in ``world[0]``'s hand after it plays ``action`` there and both seats then
     play perfectly (``me`` maximising its reward, the other seat minimising it), or NaN when the
     solve would pass :data:`MAX_NODES` positions. ``world[0]`` is left as it was."""
+    solver.generation[0] += 1
+    return solve_in_table(step, legal_mask, world, cfg, action, me, num_tiles, solver)
+
+
+@njit
+def solve_in_table(step, legal_mask, world, cfg, action, me, num_tiles, solver):
+    """:func:`solve_action` reusing the positions the table already holds from this generation:
+    the worlds of one move share them (a position's key says all its future depends on, and
+    ``me`` and the match standing are the same for all of them), so a new move starts a new
+    generation."""
     stack, masks, cursor, best, keys = solver.stack, solver.masks, solver.cursor, solver.best, solver.keys
     table_keys, table_values, stamps = solver.table_keys, solver.table_values, solver.stamps
-    solver.generation[0] += 1
     generation = solver.generation[0]
     slots = table_keys.shape[0] - 1
     stack[0] = world[0]
@@ -161,10 +171,11 @@ def solve_action(step, legal_mask, world, cfg, action, me, num_tiles, solver):
 @njit
 def solve_worlds(step, legal_mask, worlds, cfg, legal, me, num_tiles, solver, out):
     """:func:`solve_action` for each action of ``legal`` in each game of ``worlds``, into
-    ``out[action index, world]``: one compiled call a move."""
+    ``out[action index, world]``: one compiled call a move, one table generation for all."""
+    solver.generation[0] += 1
     for w in range(out.shape[1]):
         for i in range(legal.shape[0]):
-            out[i, w] = solve_action(step, legal_mask, worlds[w : w + 1], cfg, legal[i], me, num_tiles, solver)
+            out[i, w] = solve_in_table(step, legal_mask, worlds[w : w + 1], cfg, legal[i], me, num_tiles, solver)
 
 
 def solved_values(game: Game, world: np.ndarray, solver: Solver) -> dict[int, float]:
@@ -172,9 +183,11 @@ def solved_values(game: Game, world: np.ndarray, solver: Solver) -> dict[int, fl
     seats (:func:`solve_action`): the exact answer to a position with nothing left to draw."""
     mask = np.zeros(game.num_actions, np.int8)
     game.legal_mask(world, 0, mask)
-    seat = game.current_seat(world, 0)
-    step, legal_mask, cfg = game.rules.step, game.rules.legal_mask, game.packed_config
-    return {
-        int(action): solve_action(step, legal_mask, world, cfg, int(action), seat, game.num_tiles, solver)
-        for action in np.flatnonzero(mask)
-    }
+    legal = np.flatnonzero(mask).astype(np.int64)
+    values = np.empty((len(legal), 1))
+    rules = game.rules
+    solve_worlds(
+        rules.step, rules.legal_mask, world, game.packed_config, legal, game.current_seat(world, 0),
+        game.num_tiles, solver, values,
+    )  # fmt: skip
+    return {int(action): float(value) for action, value in zip(legal, values[:, 0], strict=True)}

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from agents.endgame import new_solver, solved_values
+from agents.endgame import new_solver, solve_action, solve_worlds, solved_values
 from agents.network import PolicyNetwork
 from agents.policy_search import PolicySearchAgent
 from arena.cli import UsageError, load_policy
@@ -77,6 +77,29 @@ def test_the_solvers_values_are_plain_minimax(variant: str) -> None:
         differing += len(set(values.values())) > 1
         assert (state == before).all()  # the world solved is left as it was
     assert differing >= 5  # the endings tested hold choices that matter
+
+
+def test_the_worlds_of_a_move_share_one_table_without_changing_a_value() -> None:
+    """``solve_worlds`` keeps what it solved for every world and action of a move; each value is
+    still the one a fresh solve of that world and action gives."""
+    game = make_game("block", num_players=2)
+    shared, fresh = new_solver(game), new_solver(game)
+    for g, state in enumerate(endings(game, 10, most_tiles=12, seed=11)):
+        me = game.current_seat(state, 0)
+        worlds = game.new_state(12)
+        for w in range(len(worlds)):
+            worlds[w]["rng"] = 1000 * g + w
+        game.determinize_worlds(state, 0, me, worlds)
+        mask = np.zeros(game.num_actions, np.int8)
+        game.legal_mask(state, 0, mask)
+        legal = np.flatnonzero(mask).astype(np.int64)
+        together = np.empty((len(legal), len(worlds)))
+        step, legal_mask, cfg = game.rules.step, game.rules.legal_mask, game.packed_config
+        solve_worlds(step, legal_mask, worlds, cfg, legal, me, game.num_tiles, shared, together)
+        for w in range(len(worlds)):
+            for i, action in enumerate(legal):
+                alone = solve_action(step, legal_mask, worlds[w : w + 1], cfg, int(action), me, game.num_tiles, fresh)
+                assert together[i, w] == alone
 
 
 def test_with_the_boneyard_spent_it_plays_a_best_move() -> None:
