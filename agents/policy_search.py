@@ -20,10 +20,11 @@ import torch
 from agents.base import StatefulAgent
 from agents.belief import load_belief
 from agents.endgame import check_solvable, new_solver, solve_worlds
+from agents.guided_tree import GuidedTreeAgent
 from agents.network import PolicyNetwork, masked_logits
 from agents.options import bounded_float, is_bounded_int
 from agents.registry import parse_options
-from agents.search import check_belief
+from agents.search import MAX_EXPLORE, check_belief
 from domino_env.game import Game
 from domino_env.rng import game_seed
 
@@ -45,13 +46,14 @@ def split_spec(spec: str) -> tuple[str, dict[str, int | str]] | None:
     if not name.endswith(SUFFIX):
         return None
     options = parse_options(spec, rest)
-    unknown = set(options) - {"simulations", "belief", "margin", "horizon", "solve"}
+    unknown = set(options) - {"simulations", "belief", "margin", "horizon", "solve", "tree", "explore"}
     if unknown:
         raise ValueError(
             f"{spec!r}: a policy with search takes only simulations=N, belief=NAME (a belief model "
             f"to draw worlds from), margin=Z (how sure search must be to overrule the policy), "
-            f"horizon=H (the actor's turns before the value head scores a rollout) and solve=N "
-            f"(endings of at most N tiles in hands solved exactly), not {sorted(unknown)}"
+            f"horizon=H (the actor's turns before the value head scores a rollout), solve=N "
+            f"(endings of at most N tiles in hands solved exactly), tree=1 (an ISMCTS tree guided by "
+            f"the policy's prior) and explore=C (that tree's exploration), not {sorted(unknown)}"
         )
     return name.removesuffix(SUFFIX), options
 
@@ -86,7 +88,12 @@ class PolicySearchAgent(StatefulAgent):
     acting seat's observation), each legal action is scored in each sampled world by minimax to
     the end of the hand instead of by a rollout. When every unseen tile is the opponent's (Draw
     with the boneyard spent) all worlds are the real position, so one is solved and the move is
-    the best one. ``solve=0`` (the default) rolls out every position."""
+    the best one. ``solve=0`` (the default) rolls out every position.
+
+    ``tree=1`` searches differently: one information-set tree over ``simulations`` iterations,
+    each node's children weighted by the policy's probabilities and explored by PUCT with constant
+    ``explore`` (:mod:`agents.guided_tree`), the rest of each hand simulated by the heuristic. The
+    rollouts' options (``margin``, ``horizon``, ``solve``) do not apply to it."""
 
     def __init__(
         self,
@@ -99,8 +106,17 @@ class PolicySearchAgent(StatefulAgent):
         margin: float = 0.0,
         horizon: int = 0,
         solve: int = 0,
+        tree: int = 0,
+        explore: float = 1.0,
     ) -> None:
         check_belief(name, belief)
+        if tree not in (0, 1) or isinstance(tree, bool | float):
+            raise ValueError(
+                f"{name}: tree must be 0 (rollouts of the policy) or 1 (a tree guided by it), got {tree!r}"
+            )
+        explore = bounded_float(name, "explore", explore, 0.0, MAX_EXPLORE)
+        if tree and (margin or horizon or solve):
+            raise ValueError(f"{name}: tree=1 takes no margin, horizon or solve: they set the rollouts' search")
         if not is_bounded_int(solve, 0, MAX_SOLVE):
             raise ValueError(f"{name}: solve must be an integer from 0 to {MAX_SOLVE} (tiles in hands), got {solve!r}")
         if solve:
@@ -127,12 +143,20 @@ class PolicySearchAgent(StatefulAgent):
         self.belief = None if belief is None else load_belief(belief, game)
         self.solve = int(solve)
         self.solver = new_solver(game) if solve else None
+        self.tree = None
+        if tree:
+            self.tree = GuidedTreeAgent(
+                game, network, seed, simulations=self.simulations, explore=explore, belief=belief
+            )
 
     def random_state(self) -> int:
-        return self.searches
+        return self.searches if self.tree is None else self.tree.random_state()
 
     def set_random_state(self, state: int) -> None:
-        self.searches = int(state)
+        if self.tree is None:
+            self.searches = int(state)
+        else:
+            self.tree.set_random_state(state)
 
     def act_state(self, state: np.ndarray, g: int) -> int:
         return self.action_values(state, g)[0]
@@ -141,7 +165,10 @@ class PolicySearchAgent(StatefulAgent):
         """The move :meth:`act_state` plays in game ``g`` (the same one, drawing the same worlds),
         with the legal actions and the acting seat's mean result after each over the sampled
         worlds: what search learned about the position, for distilling it into a policy
-        (training/distill.py). A forced move is not searched: its mean is NaN."""
+        (training/distill.py). A forced move is not searched: its mean is NaN. With ``tree=1``
+        the means are the root's children's (NaN for a move the tree never tried)."""
+        if self.tree is not None:
+            return self.tree.search(state, g)
         game = self.game
         game.legal_mask(state, g, self.mask)
         legal = np.flatnonzero(self.mask)

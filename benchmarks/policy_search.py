@@ -3,7 +3,7 @@ budget, side by side against the same tables of the heuristic, PIMC and ISMCTS.
 
     .venv/bin/python -m benchmarks.policy_search draw_2p block_2p [--simulations 256 1024]
         [--games 400] [--heuristic-games 1000] [--against heuristic pimc ismcts] [--margins 0 2]
-        [--horizons 0 1] [--solves 0 14] [--belief draw_2p] [--no-policy]
+        [--horizons 0 1] [--solves 0 14] [--belief draw_2p] [--trees 0 1] [--explore 1] [--no-policy]
 
 PIMC and ISMCTS play at the strength ladder's budgets (``arena.ship.ladder_search_agent``), so the
 rows read against the ladder's. Every matchup plays the evaluation deals (seed 12345, never
@@ -50,12 +50,16 @@ def measure(
     horizons: list[int] = (0,),
     solves: list[int] = (0,),
     belief: str | None = None,
+    trees: list[int] = (0,),
+    explore: float = 1.0,
 ) -> list[str]:
     folder, game, network = policy_or_exit(config)
     config = folder.name if folder.parent == ckpt.PRETRAINED_DIR else config
     agents: list[tuple[Agent, int]] = [(PolicyAgent(network, name=config), 0)] if alone else []
-    for n, margin, horizon, solve in itertools.product(simulations, margins, horizons, solves):
-        settings = {"margin": margin, "horizon": horizon, "solve": solve}
+    for n, margin, horizon, solve, tree in itertools.product(simulations, margins, horizons, solves, trees):
+        settings = {"margin": margin, "horizon": horizon, "solve": solve, "tree": tree}
+        if tree:
+            settings["explore"] = explore
         named = [f"{key}={value:g}" for key, value in settings.items() if value] + [f"belief={belief}"] * bool(belief)
         name = config + SUFFIX + (":" + ",".join(named) if named else "")
         agents.append((PolicySearchAgent(game, network, name, n, seed=3, belief=belief, **settings), n))
@@ -92,6 +96,10 @@ def main() -> None:
     parser.add_argument(
         "--solves", type=int, nargs="+", default=[0], help="endings of at most N tiles in hands solved (0: none)"
     )
+    parser.add_argument(
+        "--trees", type=int, nargs="+", default=[0], help="1: the policy-guided ISMCTS (tree=1) instead of rollouts"
+    )
+    parser.add_argument("--explore", type=float, default=1.0, help="the guided tree's exploration constant")
     parser.add_argument("--belief", help="draw every search's worlds from this belief model (default: uniformly)")
     parser.add_argument("--no-policy", action="store_true", help="leave out the policy-alone row")
     args = parser.parse_args()
@@ -102,7 +110,7 @@ def main() -> None:
     for config in args.configs:
         measure(
             config, args.simulations, args.against, args.games, args.heuristic_games, args.margins, not args.no_policy,
-            args.horizons, args.solves, args.belief,
+            args.horizons, args.solves, args.belief, args.trees, args.explore,
         )  # fmt: skip
 
 
