@@ -289,3 +289,51 @@ def test_search_agents_take_a_belief():
             parse_agent(f"{name}:belief=nonsense")
     with pytest.raises(ValueError, match="variant"):
         make_agent("pimc:belief=hungarian_3p", game)
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_the_play_history_names_who_played_each_tile_and_when(name):
+    """Stepped one move at a time with random legal moves, :class:`PlayHistory` holds, after
+    each play, that the acting seat played that tile at that move; a hand's end clears it, and a
+    tile it lists is on the table. Features read the player from each observer's seat."""
+    from training.belief import PlayHistory
+
+    game = game_of(name)
+    state = game.new_state(1)
+    game.seed(state, 0, 3)
+    game.start(state, 0)
+    history = PlayHistory(game, 1)
+    mask = np.zeros(game.num_actions, np.int8)
+    rng = np.random.default_rng(0)
+    expected: dict[int, tuple[int, int]] = {}
+    move, plays, hands = 0, 0, 0
+    while hands < 2:
+        game.legal_mask(state, 0, mask)
+        action = int(rng.choice(np.flatnonzero(mask)))
+        actor = game.current_seat(state, 0)
+        tile = int(game.action_tiles[action])
+        before = state["location"][:, : game.num_tiles].copy()
+        status = game.step(state, 0, action)
+        history.update(before, state["location"][:, : game.num_tiles], np.array([status != 0]))
+        if status != 0:
+            expected, move, hands = {}, 0, hands + 1
+            assert (history.played_by == -1).all() and (history.played_at == 0).all()
+            if game.is_over(state, 0):
+                game.start(state, 0)
+            continue
+        if tile >= 0 and state[0]["location"][tile] == ON_TABLE and before[0, tile] >= 0:
+            expected[tile] = (actor, move)
+            plays += 1
+        move += 1
+        listed = {
+            int(t): (int(history.played_by[0, t]), round(float(history.played_at[0, t]) * history.MOVE_SCALE))
+            for t in np.flatnonzero(history.played_by[0] >= 0)
+        }
+        assert listed == expected
+        assert (state[0]["location"][list(listed)] == ON_TABLE).all()
+        for observer in range(game.num_players):
+            features = history.features(np.array([observer])).reshape(game.num_tiles, game.num_players + 1)
+            for t, (seat, _) in expected.items():
+                assert features[t, (seat - observer) % game.num_players] == 1.0
+                assert features[t, : game.num_players].sum() == 1.0
+    assert plays > 5

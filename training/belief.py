@@ -24,11 +24,12 @@ import numpy as np
 import torch
 
 from agents.base import Agent
-from agents.belief import BeliefModel, BeliefNetwork, network_for, possible_places, prior_logits, slots
+from agents.belief import BeliefModel, BeliefNetwork, network_for, num_places, possible_places, prior_logits, slots
 from agents.heuristic import HeuristicAgent
 from agents.simple import GreedyAgent, RandomAgent
 from domino_env import BatchedEnv
 from domino_env.game import Game
+from domino_env.games.core import ON_TABLE
 from training.critic_inputs import critic_input_size, hidden_tiles
 
 DRIVERS = ("heuristic", "greedy", "random")
@@ -44,9 +45,55 @@ class Positions:
     place: np.ndarray  # [N, T] int8
     state: np.ndarray  # [N] engine records (for the baseline's draws)
     seat: np.ndarray  # [N] the observer
+    history: np.ndarray | None = None  # [N, H] float32: PlayHistory.features, when recorded
 
     def __len__(self) -> int:
         return len(self.place)
+
+
+class PlayHistory:
+    """Who played each tile of the current hand, and at which move, in each game of a batch.
+
+    Every seat saw those plays, but the observation keeps only where the tiles lie now, so the
+    belief model cannot read which seat gave up which number, or how early. The history is
+    followed from the engine's records between steps (a tile that left a hand for the table was
+    played by that hand's seat) and cleared when a hand ends."""
+
+    MOVE_SCALE = 64.0  # more moves than a hand of any variant takes
+
+    def __init__(self, game: Game, num_envs: int) -> None:
+        self.players, self.tiles = game.num_players, game.num_tiles
+        self.played_by = np.full((num_envs, self.tiles), -1, np.int64)
+        self.played_at = np.zeros((num_envs, self.tiles), np.float32)
+        self.moves = np.zeros(num_envs, np.int64)
+
+    @property
+    def size(self) -> int:
+        """Features per position: a relative-seat one-hot and the move's time for each tile."""
+        return self.tiles * (self.players + 1)
+
+    def update(self, before: np.ndarray, after: np.ndarray, hand_over: np.ndarray) -> None:
+        """Record the plays between the ``location`` fields ``before`` and ``after`` a step
+        (``[B, T]``); games whose hand ended start over."""
+        rows, tiles = np.nonzero((before >= 0) & (after == ON_TABLE))
+        self.played_by[rows, tiles] = before[rows, tiles]
+        self.played_at[rows, tiles] = self.moves[rows] / self.MOVE_SCALE
+        self.moves += 1
+        self.played_by[hand_over] = -1
+        self.played_at[hand_over] = 0.0
+        self.moves[hand_over] = 0
+
+    def features(self, seats: np.ndarray) -> np.ndarray:
+        """``[B, size]`` float32, as each game's ``seats[g]`` sees it: per tile, which seat played
+        it counted from the observer (the observer itself first), and when; zeros if unplayed."""
+        batch = len(seats)
+        who = np.zeros((batch, self.tiles, self.players + 1), np.float32)
+        played = self.played_by >= 0
+        relative = (self.played_by - seats[:, None]) % self.players
+        rows, tiles = np.nonzero(played)
+        who[rows, tiles, relative[rows, tiles]] = 1.0
+        who[..., self.players] = self.played_at
+        return who.reshape(batch, -1)
 
 
 def true_places(game: Game, state: np.ndarray, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
@@ -58,9 +105,11 @@ def true_places(game: Game, state: np.ndarray, games: np.ndarray, seats: np.ndar
     return place
 
 
-def record_positions(game: Game, count: int, seed: int, num_envs: int = 128) -> Positions:
-    """``count`` positions from games of fair agents (see the module docstring), seeded by ``seed``."""
+def record_positions(game: Game, count: int, seed: int, num_envs: int = 128, history: bool = False) -> Positions:
+    """``count`` positions from games of fair agents (see the module docstring), seeded by ``seed``;
+    with ``history``, each with the observer's :class:`PlayHistory` features."""
     envs = BatchedEnv(game, num_envs, num_threads=1)
+    plays = PlayHistory(game, num_envs) if history else None
     obs, mask, seat = envs.reset(seed=seed)
     rng = np.random.default_rng(seed)
     agents: list[Agent] = [
@@ -73,7 +122,8 @@ def record_positions(game: Game, count: int, seed: int, num_envs: int = 128) -> 
     total = 0
     while total < count:
         games = np.arange(num_envs)
-        parts.append((obs.copy(), true_places(game, envs.state, games, seat), envs.state.copy(), seat.copy()))
+        features = None if plays is None else plays.features(seat)
+        parts.append((obs.copy(), true_places(game, envs.state, games, seat), envs.state.copy(), seat.copy(), features))
         total += num_envs
         actions = np.argmax(mask, axis=1)
         who = driver[games, seat]
@@ -84,12 +134,18 @@ def record_positions(game: Game, count: int, seed: int, num_envs: int = 128) -> 
                     actions[rows] = agent.act_states(game, envs.state, rows)
                 else:
                     actions[rows] = agent.act(obs[rows], mask[rows])
+        before = envs.state["location"][:, : game.num_tiles].copy()
         obs, mask, seat, _, done = envs.step(actions)
+        if plays is not None:
+            plays.update(before, envs.state["location"][:, : game.num_tiles], envs.hand_over)
         for g in np.flatnonzero(done):  # a new deal: new players
             driver[g] = rng.choice(len(DRIVERS), size=game.num_players, p=DRIVER_SHARES)
-    joined = Positions(*(np.concatenate([p[i] for p in parts])[:count] for i in range(4)))
+    joined = Positions(
+        *(None if parts[0][i] is None else np.concatenate([p[i] for p in parts])[:count] for i in range(5))
+    )
     keep = consistent(game, joined)
-    return Positions(joined.obs[keep], joined.place[keep], joined.state[keep], joined.seat[keep])
+    kept = None if joined.history is None else joined.history[keep]
+    return Positions(joined.obs[keep], joined.place[keep], joined.state[keep], joined.seat[keep], kept)
 
 
 def consistent(game: Game, positions: Positions) -> np.ndarray:
@@ -111,15 +167,21 @@ def fit(
     deadline: float = math.inf,
     batch_size: int = 512,
     learning_rate: float = 2e-3,
+    extra: np.ndarray | None = None,
 ) -> BeliefNetwork:
     """A belief network fitted to ``data`` by Adam on the cross-entropy of each hidden tile's
-    true place, learning rate cosine-annealed over ``epochs``; stops at ``deadline``."""
+    true place, learning rate cosine-annealed over ``epochs``; stops at ``deadline``. ``extra``
+    (``[N, E]``) is appended to each observation as the network's input, for measuring what
+    features beyond the observation would add (:mod:`benchmarks.belief_history`)."""
     torch.manual_seed(seed)
-    network = network_for(game, hidden_sizes)
+    if extra is None:
+        network = network_for(game, hidden_sizes)
+    else:
+        network = BeliefNetwork(game.observation_size + extra.shape[1], game.num_tiles, num_places(game), hidden_sizes)
     with torch.no_grad():  # start at the prior: the slot-weighted uniform guess
         network.body[-1].weight.zero_()
         network.body[-1].bias.zero_()
-    obs = torch.from_numpy(data.obs)
+    obs = torch.from_numpy(data.obs if extra is None else np.concatenate([data.obs, extra], 1).astype(np.float32))
     prior = torch.from_numpy(prior_logits(game, data.obs))
     target = torch.from_numpy(data.place.astype(np.int64))
     optimizer = torch.optim.Adam(network.parameters(), lr=learning_rate, weight_decay=1e-5)
