@@ -28,7 +28,17 @@ import torch
 from numba import njit
 
 from agents.network import PolicyNetwork
-from agents.search import NO_NODE, TIME_CAPACITY, ISMCTSAgent, Tree, finish_hand, play_out, sample_world
+from agents.search import (
+    NO_NODE,
+    TIME_CAPACITY,
+    ISMCTSAgent,
+    Tree,
+    backpropagate,
+    finish_hand,
+    mark_children,
+    play_out,
+    sample_world,
+)
 from domino_env.game import Game
 from domino_env.games.core import PLAYING
 from domino_env.rng import next_u64
@@ -154,10 +164,7 @@ def guided_search(sim, guide, tree, state, cfg, g, iterations, explore, space):
         work[0].rng = next_u64(rng, 0)
         sample_world(sim, state, cfg, g, observer, work, space)
         depth = guided_descend(sim, guide, tree, cfg, explore, space)
-        for i in range(depth):
-            node = tree.path[i]
-            tree.visits[node] += 1.0
-            tree.value[node] += work[0].rewards[tree.actor[node]]
+        backpropagate(tree, depth, work)
 
 
 @njit
@@ -170,9 +177,9 @@ def guided_descend(sim, guide, tree, cfg, explore, space):
     node = 0
     depth = 0
     while True:
-        sim.legal_mask(work, cfg, 0, mask)
+        legal = sim.legal_mask(work, cfg, 0, mask)
         seat = work[0].current
-        untried = mark_children(tree, node, seat, space)
+        untried = legal - mark_children(tree, node, seat, space)
         if untried > 0 and not add_children(guide, tree, node, seat, untried, cfg, space):
             play_out(sim, work, cfg, 0, mask, space.scratch)
             return depth
@@ -185,26 +192,6 @@ def guided_descend(sim, guide, tree, cfg, explore, space):
         node = best
         if sim.step(work, cfg, 0, tree.action[best]) != PLAYING:
             return depth
-
-
-@njit
-def mark_children(tree, node, seat, space):
-    """Mark in ``space.tried`` the legal actions (``space.mask``) of ``seat`` that ``node``
-    has a child for, and count them available once more. Returns how many legal actions have none."""
-    mask, tried = space.mask, space.tried
-    tried[:] = 0
-    untried = 0
-    for a in range(mask.shape[0]):
-        untried += mask[a]
-    child = tree.first_child[node]
-    while child != NO_NODE:
-        action = tree.action[child]
-        if tree.actor[child] == seat and mask[action]:
-            tree.available[child] += 1.0
-            tried[action] = 1
-            untried -= 1
-        child = tree.sibling[child]
-    return untried
 
 
 @njit

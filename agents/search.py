@@ -253,27 +253,39 @@ def descend(sim, tree, cfg, explore, space):
 def select(tree, node, seat, legal, explore, space):
     """The child of ``node`` to follow: UCB1 over the children of ``seat`` whose action is legal
     in this world (``space.mask``), counting the times a child was available in place of its
-    parent's visits, since in other worlds it may not have been. Marks those children's actions
-    in ``space.tried`` and counts them as available once more. Returns the best child
-    (``NO_NODE`` if none) and how many legal actions have no child yet."""
-    mask, tried = space.mask, space.tried
-    tried[:] = 0
-    untried = legal
+    parent's visits, since in other worlds it may not have been (``mark_children``). Returns the
+    best child (``NO_NODE`` if none) and how many legal actions have no child yet."""
+    untried = legal - mark_children(tree, node, seat, space)
     best = NO_NODE
     best_score = -np.inf
     child = tree.first_child[node]
     while child != NO_NODE:
-        action = tree.action[child]
-        if tree.actor[child] == seat and mask[action]:
-            tree.available[child] += 1.0
-            tried[action] = 1
-            untried -= 1
+        if tree.actor[child] == seat and space.mask[tree.action[child]]:
             visits = tree.visits[child]
             score = tree.value[child] / visits + explore * np.sqrt(np.log(tree.available[child]) / visits)
             if score > best_score:
                 best, best_score = child, score
         child = tree.sibling[child]
     return best, untried
+
+
+@njit
+def mark_children(tree, node, seat, space):
+    """Mark in ``space.tried`` the actions of ``node``'s children of ``seat`` that are legal in
+    this world (``space.mask``) and count each of those children available once more. Returns
+    how many there are."""
+    mask, tried = space.mask, space.tried
+    tried[:] = 0
+    marked = 0
+    child = tree.first_child[node]
+    while child != NO_NODE:
+        action = tree.action[child]
+        if tree.actor[child] == seat and mask[action]:
+            tree.available[child] += 1.0
+            tried[action] = 1
+            marked += 1
+        child = tree.sibling[child]
+    return marked
 
 
 @njit

@@ -1,6 +1,6 @@
 """The policy-guided ISMCTS of ``NAME+search:tree=1``: its compiled prior is the network's, it
-plays legal moves repeatably without reading hidden tiles, its tree follows the prior, and its
-options are checked."""
+plays legal moves repeatably, its tree follows the prior, and its options are checked. That it
+reads no hidden tile is checked with the rollouts' search in tests/test_policy_search.py."""
 
 from __future__ import annotations
 
@@ -55,23 +55,6 @@ def test_it_plays_a_legal_move_and_the_same_one_from_a_restored_random_state(var
     before = state.copy()
     agent.act_states(game, state, np.arange(len(state)))
     assert (state == before).all()  # searching never moves the real game
-
-
-def test_its_choice_does_not_depend_on_tiles_the_actor_cannot_see() -> None:
-    game = make_game("draw", num_players=2)
-    network = untrained(game)
-    state = positions(game, 16, seed=2)
-    other = game.new_state(len(state))
-    for g in range(len(state)):
-        other[g]["rng"] = 1000 + g
-        game.determinize(state, g, game.current_seat(state, g), other, g)
-    hidden_differs = 0
-    for g in range(len(state)):
-        hidden_differs += not np.array_equal(state[g]["location"], other[g]["location"])
-        first = PolicySearchAgent(game, network, simulations=48, seed=5, tree=1).action_values(state, g)
-        second = PolicySearchAgent(game, network, simulations=48, seed=5, tree=1).action_values(other, g)
-        assert first[0] == second[0] and np.array_equal(first[2], second[2], equal_nan=True), g
-    assert hidden_differs > len(state) // 2
 
 
 def test_the_first_move_the_tree_tries_is_the_policys_favourite() -> None:

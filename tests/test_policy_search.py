@@ -61,9 +61,11 @@ def test_it_plays_a_legal_move_and_the_same_one_from_a_restored_random_state(var
     assert (state == before).all()  # searching never moves the real game
 
 
-def test_its_choice_does_not_depend_on_tiles_the_actor_cannot_see() -> None:
+@pytest.mark.parametrize("tree", [0, 1])
+def test_its_choice_does_not_depend_on_tiles_the_actor_cannot_see(tree: int) -> None:
     """Two games that differ only in the hidden tiles (the real one and a world sampled from the
-    actor's seat) get the same move: the search only ever plays on worlds it samples itself."""
+    actor's seat) get the same move and the same values, with rollouts and with the guided tree:
+    the search only ever plays on worlds it samples itself."""
     game = make_game("draw", num_players=2)
     network = untrained(game)
     state = positions(game, 20, seed=2)
@@ -74,9 +76,9 @@ def test_its_choice_does_not_depend_on_tiles_the_actor_cannot_see() -> None:
     hidden_differs = 0
     for g in range(len(state)):
         hidden_differs += not np.array_equal(state[g]["location"], other[g]["location"])
-        first = PolicySearchAgent(game, network, simulations=24, seed=5).act_state(state, g)
-        second = PolicySearchAgent(game, network, simulations=24, seed=5).act_state(other, g)
-        assert first == second, g
+        first = PolicySearchAgent(game, network, simulations=24, seed=5, tree=tree).action_values(state, g)
+        second = PolicySearchAgent(game, network, simulations=24, seed=5, tree=tree).action_values(other, g)
+        assert first[0] == second[0] and np.array_equal(first[2], second[2], equal_nan=True), g
     assert hidden_differs > len(state) // 2
 
 
