@@ -1,4 +1,4 @@
-"""Information-set MCTS guided by a trained policy's prior: the tree of ``NAME+search:tree=C``.
+"""Information-set MCTS guided by a trained policy's prior: the tree of ``NAME+search:tree=1``.
 
 ISMCTS (:mod:`agents.search`) grows one tree over the acting seat's information sets, sampling
 a new world every iteration and choosing among the actions legal there by UCB. Every untried
@@ -180,7 +180,7 @@ def guided_descend(sim, guide, tree, cfg, explore, space):
         legal = sim.legal_mask(work, cfg, 0, mask)
         seat = work[0].current
         untried = legal - mark_children(tree, node, seat, space)
-        if untried > 0 and not add_children(guide, tree, node, seat, untried, cfg, space):
+        if untried > 0 and not add_children(guide, tree, node, seat, legal, untried, cfg, space):
             play_out(sim, work, cfg, 0, mask, space.scratch)
             return depth
         best = puct_select(guide, tree, node, seat, explore, space)
@@ -195,16 +195,14 @@ def guided_descend(sim, guide, tree, cfg, explore, space):
 
 
 @njit
-def add_children(guide, tree, node, seat, untried, cfg, space):
-    """Give ``node`` a child for each of ``seat``'s legal actions without one, each with the
-    policy's probability of it from ``seat``'s observation of this world (one forward pass; a
-    forced move needs none). Returns False, adding nothing, when the tree has no room."""
+def add_children(guide, tree, node, seat, legal, untried, cfg, space):
+    """Give ``node`` a child for each of ``seat``'s ``legal`` actions without one (``untried``
+    of them), each with the policy's probability of it from ``seat``'s observation of this world
+    (one forward pass; a forced move needs none). Returns False, adding nothing, when the tree
+    has no room."""
     if tree.size[0] + untried > tree.first_child.shape[0]:
         return False
     mask, tried, probs = space.mask, space.tried, guide.probs
-    legal = 0
-    for a in range(mask.shape[0]):
-        legal += mask[a]
     if legal > 1:
         guide.observe(space.work, cfg, 0, seat, guide.observation)
         policy_prior(guide.net, guide.observation, mask, probs)
@@ -215,8 +213,6 @@ def add_children(guide, tree, node, seat, untried, cfg, space):
             tree.action[child] = action
             tree.actor[child] = seat
             tree.available[child] = 1.0
-            tree.visits[child] = 0.0
-            tree.value[child] = 0.0
             guide.prior[child] = probs[action] if legal > 1 else 1.0
             tree.sibling[child] = tree.first_child[node]
             tree.first_child[node] = child

@@ -67,11 +67,6 @@ class PlayHistory:
         self.played_at = np.zeros((num_envs, self.tiles), np.float32)
         self.moves = np.zeros(num_envs, np.int64)
 
-    @property
-    def size(self) -> int:
-        """Features per position: a relative-seat one-hot and the move's time for each tile."""
-        return self.tiles * (self.players + 1)
-
     def update(self, before: np.ndarray, after: np.ndarray, hand_over: np.ndarray) -> None:
         """Record the plays between the ``location`` fields ``before`` and ``after`` a step
         (``[B, T]``); games whose hand ended start over."""
@@ -84,8 +79,8 @@ class PlayHistory:
         self.moves[hand_over] = 0
 
     def features(self, seats: np.ndarray) -> np.ndarray:
-        """``[B, size]`` float32, as each game's ``seats[g]`` sees it: per tile, which seat played
-        it counted from the observer (the observer itself first), and when; zeros if unplayed."""
+        """``[B, T * (P + 1)]`` float32, as each game's ``seats[g]`` sees it: per tile, which seat
+        played it counted from the observer (the observer itself first), and when; zeros if unplayed."""
         batch = len(seats)
         who = np.zeros((batch, self.tiles, self.players + 1), np.float32)
         played = self.played_by >= 0
