@@ -9,6 +9,7 @@ import pytest
 
 from arena.web.table import Session
 from domino_env import make_game
+from domino_env.tiles import tile_index
 
 
 @pytest.mark.parametrize(
@@ -31,5 +32,7 @@ def test_each_finished_hand_holds_the_tiles_whose_pips_were_counted(variant: str
             ended_on_a_draw += len(session.results) > hands_before and game.action_name(action) == "draw"
         for result in session.results:
             assert [sum(a + b for a, b in hand) for hand in result.hands] == result.pips
+            for hand in result.hands:  # in index order, as the hand was shown before it ended
+                assert hand == sorted(hand, key=lambda faces: tile_index(*faces))
     if variant == "draw":  # the case that once lost the drawn tile
         assert ended_on_a_draw > 0

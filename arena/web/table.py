@@ -23,7 +23,7 @@ from domino_env.game import Game
 from domino_env.games.core import PLAYING
 from domino_env.picture import say_move, table_svg
 from domino_env.picture.read import PENALTY_VARIANTS, score_label
-from domino_env.tiles import tile_faces
+from domino_env.tiles import tile_faces, tile_index
 
 
 @dataclass
@@ -135,8 +135,9 @@ class Session:
             tile = int(self.game.action_tiles[action])
             if tile >= 0 and tile_faces(tile) in held[seat]:
                 held[seat].remove(tile_faces(tile))
-            elif drawn >= 0:
+            elif drawn >= 0:  # in index order, as the hand was shown
                 held[seat].append(tile_faces(drawn))
+                held[seat].sort(key=lambda faces: tile_index(*faces))
             self.results.append(self.hand_result(held, seat, hand_points))
             self.ends.append(self.step)
         if self.positions:  # recording a replay
