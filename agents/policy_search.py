@@ -226,39 +226,49 @@ class PolicySearchAgent(StatefulAgent):
         order = np.lexsort((-prior, -means))
         return int(order[sure[order]][0])
 
-    @torch.no_grad()
     def play_out(self, rows: np.ndarray, first: np.ndarray, seat: int) -> np.ndarray:
         """``seat``'s episode reward in each game of ``rows`` after it plays ``first`` there and
         the policy plays every seat's moves from then on; with a ``horizon``, its reward until its
         ``horizon``-th turn plus the value head's estimate of the rest."""
-        game = self.game
-        size, players = len(rows), game.num_players
-        obs = np.empty((size, game.observation_size), np.float32)
-        mask = np.empty((size, game.num_actions), np.int8)
-        acting = np.empty(size, np.int64)
-        rewards = np.empty((size, players), np.float32)
-        done = np.empty(size, np.bool_)
-        hand_over = np.empty(size, np.bool_)
-        hand_points = np.empty((size, players), np.int32)
-        result = np.zeros(size)
-        turns = np.zeros(size, np.int64)  # the actor's turns reached since the searched move
-        live = np.arange(size)
-        actions = first.astype(np.int64)
-        while True:
-            n = len(live)
-            outputs = (obs[:n], mask[:n], acting[:n], rewards[:n], done[:n], hand_over[:n], hand_points[:n])
-            game.batch_step(rows, actions, *outputs, threads=False)  # a few hundred games: one thread
-            result[live] += rewards[:n, seat]
-            going = ~done[:n]
-            if self.horizon:  # a rollout at the actor's horizon-th turn ends with the value head's estimate
-                turns[live] += going & (acting[:n] == seat)
-                scored = going & (turns[live] >= self.horizon)
-                if scored.any():
-                    _, value = self.network(torch.as_tensor(obs[:n][scored]))
-                    result[live[scored]] += value.numpy()
-                    going &= ~scored
-            if not going.any():
-                return result
-            live, rows = live[going], rows[going]  # a finished game restarts in place: drop it
-            logits = self.network.logits(torch.as_tensor(obs[:n][going]))
-            actions = masked_logits(logits, torch.as_tensor(mask[:n][going])).argmax(-1).numpy()
+        return policy_rollouts(self.game, self.network, rows, first, np.full(len(rows), seat), self.horizon)
+
+
+@torch.no_grad()
+def policy_rollouts(
+    game: Game, network: PolicyNetwork, rows: np.ndarray, first: np.ndarray, seats: np.ndarray, horizon: int = 0
+) -> np.ndarray:
+    """``seats[i]``'s episode reward in game ``rows[i]`` after ``first[i]`` is played there and
+    ``network`` plays every seat's moves from then on (its most likely legal action), every game
+    stepped together by the batched engine and one forward pass a step. With a ``horizon``, the
+    reward until that seat's ``horizon``-th turn plus the value head's estimate of the rest.
+    ``rows`` is played in place."""
+    size, players = len(rows), game.num_players
+    obs = np.empty((size, game.observation_size), np.float32)
+    mask = np.empty((size, game.num_actions), np.int8)
+    acting = np.empty(size, np.int64)
+    rewards = np.empty((size, players), np.float32)
+    done = np.empty(size, np.bool_)
+    hand_over = np.empty(size, np.bool_)
+    hand_points = np.empty((size, players), np.int32)
+    result = np.zeros(size)
+    turns = np.zeros(size, np.int64)  # each seat's turns reached since the searched move
+    live = np.arange(size)
+    actions = first.astype(np.int64)
+    while True:
+        n = len(live)
+        outputs = (obs[:n], mask[:n], acting[:n], rewards[:n], done[:n], hand_over[:n], hand_points[:n])
+        game.batch_step(rows, actions, *outputs, threads=False)  # one thread: one heavy job per core
+        result[live] += rewards[np.arange(n), seats[live]]
+        going = ~done[:n]
+        if horizon:  # a rollout at the seat's horizon-th turn ends with the value head's estimate
+            turns[live] += going & (acting[:n] == seats[live])
+            scored = going & (turns[live] >= horizon)
+            if scored.any():
+                _, value = network(torch.as_tensor(obs[:n][scored]))
+                result[live[scored]] += value.numpy()
+                going &= ~scored
+        if not going.any():
+            return result
+        live, rows = live[going], rows[going]  # a finished game restarts in place: drop it
+        logits = network.logits(torch.as_tensor(obs[:n][going]))
+        actions = masked_logits(logits, torch.as_tensor(mask[:n][going])).argmax(-1).numpy()

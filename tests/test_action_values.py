@@ -1,0 +1,164 @@
+"""Action values rolled out from real positions (training/action_values.py): every legal move
+played out from the recorded state as a hand-stepped game would, the same world for every move,
+the recorded states matching the observations, targets centred, and a fit that moves the logits
+to them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from agents.network import PolicyNetwork
+from benchmarks.improvement_step import main as improvement_main
+from domino_env import make_game
+from domino_env.game import Game
+from training.action_values import (
+    ActionValues,
+    StateRecorder,
+    centred,
+    fit_improvement,
+    label_positions,
+    move_values,
+)
+from training.imitation import record_decisions
+
+VARIANTS = [
+    ("draw", {"num_players": 2}),
+    ("block", {"num_players": 2}),
+    ("hungarian", {"num_players": 3}),
+    ("mexican_train", {"num_players": 4}),
+    ("draw", {"num_players": 4, "partnerships": True}),
+]
+
+
+def untrained(game: Game, seed: int = 0) -> PolicyNetwork:
+    torch.manual_seed(seed)
+    return PolicyNetwork(game.observation_size, game.num_actions, [16])
+
+
+def hand_stepped(game: Game, network: PolicyNetwork, state: np.ndarray, g: int, move: int) -> float:
+    """The acting seat's result after ``move`` in a copy of game ``g``, the network's most likely
+    legal move played at every later turn, one game stepped at a time."""
+    world = state[g : g + 1].copy()
+    seat = game.current_seat(world, 0)
+    mask = np.zeros(game.num_actions, np.int8)
+    total, action = 0.0, move
+    while True:
+        game.step(world, 0, int(action))
+        total += float(game.rewards(world, 0)[seat])
+        if game.is_over(world, 0):
+            return total
+        observation, _ = game.view(world, 0, game.current_seat(world, 0))
+        game.legal_mask(world, 0, mask)
+        with torch.no_grad():
+            logits = network.logits(torch.as_tensor(observation[None]))[0]
+        action = int(torch.where(torch.as_tensor(mask) > 0, logits, -torch.inf).argmax())
+
+
+@pytest.mark.parametrize(("variant", "options"), VARIANTS, ids=lambda v: str(v))
+def test_each_move_is_played_out_from_the_real_state_as_a_hand_stepped_game(variant, options) -> None:
+    game = make_game(variant, **options)
+    network = untrained(game, seed=3)
+    recorder = StateRecorder()
+    data, _ = record_decisions(game, recorder, RandomDriver(5), 40, 8, seed=11)
+    states = np.concatenate(recorder.states)[data.action]
+    values = move_values(game, network, states.copy(), data.mask)
+    for i in range(len(states)):
+        for move in np.flatnonzero(data.mask[i]):
+            assert values[i, move] == pytest.approx(hand_stepped(game, network, states, i, move), abs=1e-6)
+        assert not values[i, data.mask[i] == 0].any()
+
+
+class RandomDriver:
+    """Uniform legal moves, from its own stream."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return np.array([self.rng.choice(np.flatnonzero(m)) for m in masks])
+
+
+@pytest.mark.parametrize(("variant", "options"), VARIANTS, ids=lambda v: str(v))
+def test_labelled_positions_are_the_states_the_observations_came_from(variant, options) -> None:
+    game = make_game(variant, **options)
+    network = untrained(game, seed=4)
+    data = label_positions(game, network, 120, num_envs=16, seed=21)
+    assert len(data) >= 120
+    assert (data.mask.sum(1) > 1).all()  # forced decisions are never labelled
+    legal = data.mask > 0
+    assert (np.abs(data.values) <= 1).all() and not data.values[~legal].any()
+    spread = np.where(legal, data.values, -np.inf).max(1) - np.where(legal, data.values, np.inf).min(1)
+    assert (spread > 0).any()  # some moves change the result
+    probabilities = np.where(legal, np.exp(data.prior), 0.0).sum(1)
+    np.testing.assert_allclose(probabilities, 1.0, atol=1e-5)
+    again = label_positions(game, network, 120, num_envs=16, seed=21)
+    np.testing.assert_array_equal(again.obs, data.obs)
+    np.testing.assert_array_equal(again.values, data.values)  # the same seed labels the same
+
+
+def test_the_recorded_rows_match_their_observations() -> None:
+    """Each labelled row's state, seen by its seat to act, is the row's observation and mask:
+    the rows kept by the recording (episodes that ended) were matched with their own states."""
+    game = make_game("mexican_train", num_players=4)
+    recorder = StateRecorder()
+    data, _ = record_decisions(game, recorder, RandomDriver(2), 300, 12, seed=5)
+    states = np.concatenate(recorder.states)[data.action]
+    mask = np.zeros(game.num_actions, np.int8)
+    for i in range(len(states)):
+        observation, _ = game.view(states, i, game.current_seat(states, i))
+        game.legal_mask(states, i, mask)
+        np.testing.assert_array_equal(observation, data.obs[i])
+        np.testing.assert_array_equal(mask, data.mask[i])
+
+
+def test_targets_are_centred_over_the_legal_moves() -> None:
+    mask = np.array([[1, 1, 0, 1], [0, 1, 1, 0]], np.int8)
+    values = np.array([[1.0, -1.0, 0.0, 0.0], [0.0, 1.0, 1.0, 0.0]], np.float32)
+    prior = np.log(np.array([[0.5, 0.25, 1.0, 0.25], [1.0, 0.5, 0.5, 1.0]], np.float32)) * mask
+    data = ActionValues(np.zeros((2, 3), np.float32), mask, values, prior.astype(np.float32))
+    targets = data.targets(0.5)
+    raw = prior + values / 0.5
+    for row in range(2):
+        legal = mask[row] > 0
+        np.testing.assert_allclose(targets[row, legal], raw[row, legal] - raw[row, legal].mean(), rtol=1e-6)
+        assert not targets[row, ~legal].any()
+    # equal values leave the prior's differences; the second row's moves are tied
+    np.testing.assert_allclose(targets[1, 1], targets[1, 2])
+    np.testing.assert_array_equal(centred(np.ones((2, 4)), mask), np.zeros((2, 4)))
+
+
+def test_the_fit_moves_the_logits_to_the_mean_of_noisy_targets() -> None:
+    """Rows that look alike but whose values are single noisy draws: regression learns their
+    mean, so the move that is better on average becomes the favourite."""
+    rng = np.random.default_rng(0)
+    rows, size, actions = 4000, 6, 3
+    kinds = rng.integers(0, 2, rows)
+    obs = np.eye(size, dtype=np.float32)[kinds]
+    mask = np.ones((rows, actions), np.int8)
+    better = np.where(kinds == 0, 0, 2)  # kind 0: move 0 wins 60% of the time, the others 40%
+    wins = rng.random((rows, actions)) < np.where(np.arange(actions) == better[:, None], 0.6, 0.4)
+    values = np.where(wins, 1.0, -1.0).astype(np.float32)
+    data = ActionValues(obs, mask, values, np.full((rows, actions), np.log(1 / 3), np.float32))
+    torch.manual_seed(1)
+    network = PolicyNetwork(size, actions, [32])
+    optimizer = torch.optim.Adam(network.parameters(), lr=3e-3)
+    stats = fit_improvement(
+        network, optimizer, data, 1.0, 8, 256, torch.Generator().manual_seed(2), torch.device("cpu")
+    )
+    with torch.no_grad():
+        logits = network.logits(torch.as_tensor(np.eye(size, dtype=np.float32)[:2]))
+    assert logits.argmax(1).tolist() == [0, 2]
+    gaps = (logits[0, 0] - logits[0, 1:]).mean(), (logits[1, 2] - logits[1, :2]).mean()
+    assert all(gap == pytest.approx(0.4, abs=0.12) for gap in gaps)  # E[values] differ by 0.4
+    assert stats["loss"] > 0
+
+
+def test_the_benchmark_refuses_bad_numbers_in_one_line(capsys) -> None:
+    for bad in (["--temperature", "0"], ["--temperature", "nan"], ["--positions", "-5"], ["--chunk", "1.5"]):
+        with pytest.raises(SystemExit):
+            improvement_main(["draw_2p", *bad])
+        assert "must be a positive" in capsys.readouterr().err
+    with pytest.raises(SystemExit, match="error: "):
+        improvement_main(["no_such_policy", "--positions", "10"])

@@ -1,0 +1,152 @@
+"""Every legal move of a real position played out: action values for a policy improvement step.
+
+Search labels a position by sampling worlds the acting seat cannot tell from the real one
+(uniformly among those consistent with what it saw) and rolling every move out in each: a few
+hundred rollouts, one position at a time. Here the position is one that self-play reached, and
+its hidden tiles are the real ones: a draw from where the tiles really are when every seat plays
+the policy, which the seat's observation can only weigh uniformly. Each legal move is played
+out once from that real state, the policy playing every seat from there (its most likely
+moves, each seat from its own observation), and every move of a position meets the same hidden
+tiles and the same draws (common random numbers): the difference between two moves' results is
+what the move changed in that world, not the deal's luck.
+
+One rollout a move is noisy, but the rollouts of a million positions are stepped together by
+the batched engine and one forward pass a step, some thousand times cheaper a position than a
+search's. Fitted by regression, the network averages the noise over the positions it cannot
+tell apart, and what it converges to is each move's expected result given the observation:
+the action value of the policy, ``Q(observation, move)``, the hidden tiles weighted as the
+policy's own play makes them likely. The fit (:func:`fit_improvement`) moves the policy's logits
+to ``log prior + Q / temperature``, a KL-regularized improvement step over the labelling policy
+(as in MPO), whose most likely move is the labelling policy's favourite unless a move's value is
+better by enough.
+
+The real state is read only to make the targets, as a privileged critic reads it; the fitted
+policy reads the observation alone.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from agents.network import PolicyNetwork, masked_logits
+from agents.policy import PolicyAgent
+from agents.policy_search import policy_rollouts
+from domino_env.game import Game
+from training.fitting import fit_minibatches
+from training.imitation import record_decisions
+
+ROLLOUT_CHUNK = 8_192  # positions played out together: their moves' copies of the state fit in memory
+
+
+@dataclass
+class ActionValues:
+    """Positions the policy reached, each legal move's result from the real state."""
+
+    obs: np.ndarray  # [N, D] float32: the acting seat's observation
+    mask: np.ndarray  # [N, A] int8
+    values: np.ndarray  # [N, A] float32: the acting seat's episode reward after each legal move (0 elsewhere)
+    prior: np.ndarray  # [N, A] float32: the labelling policy's log-probabilities (0 where illegal)
+
+    def __len__(self) -> int:
+        return len(self.obs)
+
+    def targets(self, temperature: float) -> np.ndarray:
+        """``log prior + values / temperature`` centred over each row's legal moves (0 elsewhere):
+        what the logits are fitted to. Only differences between a row's logits matter to the
+        policy, so the centring leaves the fit free of each row's level."""
+        return centred(self.prior + self.values / temperature, self.mask)
+
+
+class StateRecorder:
+    """A teacher for ``record_decisions`` that keeps a copy of each asked position's real state;
+    its label is the copy's row, so the rows the recording keeps (those whose episode ended) can
+    be matched with their states. With a driver, ``record_decisions`` never plays a label."""
+
+    def __init__(self) -> None:
+        self.states: list[np.ndarray] = []
+        self.count = 0
+
+    def act_states(self, game: Game, state: np.ndarray, games: np.ndarray) -> np.ndarray:
+        self.states.append(state[games].copy())
+        rows = np.arange(self.count, self.count + len(games), dtype=np.int64)
+        self.count += len(games)
+        return rows
+
+
+def centred(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``values`` minus each row's mean over its legal entries, exactly 0 at the illegal ones."""
+    legal = mask > 0
+    kept = np.where(legal, values, 0.0)
+    mean = kept.sum(1, keepdims=True) / np.maximum(legal.sum(1, keepdims=True), 1)
+    return np.where(legal, kept - mean, 0.0).astype(np.float32)
+
+
+def move_values(game: Game, network: PolicyNetwork, states: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``[N, A]``: the result for the seat to act in ``states[i]`` of each legal move of
+    ``mask[i]``, one rollout of ``network`` from that real state (every move of a position from
+    the same copy of it, so from the same hidden tiles and draws); 0 at illegal moves."""
+    values = np.zeros(mask.shape, np.float32)
+    seats = np.array([game.current_seat(states, i) for i in range(len(states))], np.int64)
+    for start in range(0, len(states), ROLLOUT_CHUNK):
+        rows, moves = np.nonzero(mask[start : start + ROLLOUT_CHUNK])
+        rows += start
+        values[rows, moves] = policy_rollouts(game, network, states[rows], moves, seats[rows])
+    return values
+
+
+def label_positions(
+    game: Game, network: PolicyNetwork, positions: int, num_envs: int, seed: int, deadline: float = math.inf
+) -> ActionValues | None:
+    """About ``positions`` unforced positions reached by ``network`` sampling every seat's moves
+    on the deals of ``seed``, each move valued by :func:`move_values`; None when ``deadline``
+    (a ``time.perf_counter()`` time) passed first. ``network`` is copied to the CPU."""
+    player = copy.deepcopy(network).cpu().eval()
+    recorder = StateRecorder()
+    driver = PolicyAgent(player, "student", deterministic=False, seed=seed + 2)
+    data, _ = record_decisions(game, recorder, driver, positions, num_envs, seed, deadline=deadline)
+    if data is None:
+        return None
+    states = np.concatenate(recorder.states)[data.action]
+    values = move_values(game, player, states, data.mask)
+    with torch.no_grad():
+        logits = player.logits(torch.as_tensor(data.obs))
+        log_probs = torch.log_softmax(masked_logits(logits, torch.as_tensor(data.mask)), -1).numpy()
+    prior = np.where(data.mask > 0, log_probs, 0.0).astype(np.float32)
+    return ActionValues(data.obs, data.mask, values, prior)
+
+
+def fit_improvement(
+    network: PolicyNetwork,
+    optimizer: torch.optim.Optimizer,
+    data: ActionValues,
+    temperature: float,
+    epochs: int,
+    minibatch_size: int,
+    generator: torch.Generator,
+    device: torch.device,
+    max_grad_norm: float = math.inf,
+) -> dict[str, float]:
+    """``epochs`` passes of the squared error between ``network``'s centred logits and
+    ``data.targets(temperature)`` over each row's legal moves (the mean over legal entries).
+    Regression, not cross-entropy: the mean of a noisy target is what the logits learn, so one
+    rollout a move serves, where a softmax of noisy values would be learned as a flatter policy.
+    Returns the last pass's mean loss."""
+    obs, mask = torch.as_tensor(data.obs, device=device), torch.as_tensor(data.mask, device=device)
+    targets = torch.as_tensor(data.targets(temperature), device=device)
+
+    def loss(batch: torch.Tensor) -> tuple[torch.Tensor, dict[str, float]]:
+        legal = mask[batch] > 0
+        logits = torch.where(legal, network.logits(obs[batch]), 0.0)
+        count = legal.sum(1, keepdim=True)
+        error = torch.where(legal, logits - logits.sum(1, keepdim=True) / count - targets[batch], 0.0)
+        value = (error**2).sum() / count.sum()
+        return value, {"loss": value.item() * len(batch)}
+
+    return fit_minibatches(
+        network, optimizer, len(data), loss, epochs, minibatch_size, generator, device, max_grad_norm=max_grad_norm
+    )
