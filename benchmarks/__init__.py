@@ -1,8 +1,9 @@
 """Benchmarks and evaluation scripts: each prints its figures (``python -m benchmarks.NAME``).
 
 Speed against peer implementations, side by side (``speed``); the strength ladder
-(``strength``); what search, belief models and distillation buy (``policy_search``,
-``belief``, ``belief_search``, ``distill_rounds``, ``distill_targets``, ``endgame``); and more.
+(``strength``); what search, belief models, distillation and improvement steps buy
+(``policy_search``, ``belief``, ``belief_search``, ``distill_rounds``, ``distill_targets``,
+``improvement_step``, ``endgame``); and more.
 """
 
 from __future__ import annotations

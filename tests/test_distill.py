@@ -132,6 +132,7 @@ def test_distill_keys_are_checked() -> None:
         ("distill.positions=2.5", r"distill\.positions must be an integer"),
         ("distill.value_coef=-1", r"distill\.value_coef must be 0 or more"),
         ("distill.target=prior", r"distill\.target must be one of values, policy, got 'prior'"),
+        ("distill.labels=oracle", r"distill\.labels must be one of search, rollouts, got 'oracle'"),
         ("distill.temprature=1", r"unknown config key distill\.temprature; did you mean distill\.temperature\?"),
     ):
         with pytest.raises(ConfigError, match=message):
@@ -151,6 +152,18 @@ def test_distillation_off_leaves_a_run_bit_identical_and_on_changes_it(tmp_path:
         rows = list(csv.DictReader(handle))
     assert all(float(row["distill/positions"]) >= 24 for row in rows[-2:])
     assert all(np.isfinite(float(row["distill/cross_entropy"])) for row in rows[-2:])
+
+
+def test_rollout_labels_fit_the_policy_inside_a_run(tmp_path: Path) -> None:
+    plain = new_run(tmp_path, f"ppo.total_env_steps={2 * BATCH}", name="plain")
+    on = new_run(tmp_path, f"ppo.total_env_steps={2 * BATCH}", *DISTILL, "distill.labels=rollouts", name="rollouts")
+    assert not same_weights(plain, on)
+    with (on / "metrics.csv").open() as handle:
+        rows = list(csv.DictReader(handle))
+    assert all(float(row["distill/positions"]) >= 24 for row in rows[-2:])
+    assert all(float(row["distill/loss"]) > 0 for row in rows[-2:])
+    again = new_run(tmp_path, f"ppo.total_env_steps={2 * BATCH}", *DISTILL, "distill.labels=rollouts", name="again")
+    assert same_weights(on, again)  # the same seed labels and fits the same
 
 
 def test_a_resumed_run_with_distillation_ends_where_the_uninterrupted_one_does(tmp_path: Path) -> None:

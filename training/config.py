@@ -76,6 +76,7 @@ class PPOConfig:
 
 CRITICS = ("shared", "privileged")
 DISTILL_TARGETS = ("values", "policy")  # training/distill.py: SearchLabels.targets
+DISTILL_LABELS = ("search", "rollouts")  # training/distill.py, training/action_values.py
 
 
 @dataclass
@@ -122,6 +123,11 @@ class DistillConfig:
     """Search distilled into the policy during PPO (see :mod:`training.distill`); off by default."""
 
     every: int = 0  # updates between distillation rounds; 0: never (the run is plain PPO)
+    # "search": each position labelled by policy+search at `simulations` rollouts, fitted to the
+    # soft `target`. "rollouts": every legal move played out once from the real state, the logits
+    # fitted by regression to log prior + values / temperature (training/action_values.py);
+    # `simulations`, `target` and the coefficients are then unused.
+    labels: str = "search"
     positions: int = 2_000  # unforced positions the current policy reaches, labelled per round
     simulations: int = 64  # rollouts of policy+search per labelled position
     temperature: float = 0.1  # softmax temperature over the searched action values
@@ -379,6 +385,9 @@ def _validate(config: TrainConfig) -> None:
         )
     if config.network.critic not in CRITICS:
         raise ConfigError(f"network.critic must be one of {', '.join(CRITICS)}, got {config.network.critic!r}")
+    if config.distill.labels not in DISTILL_LABELS:
+        labels = ", ".join(DISTILL_LABELS)
+        raise ConfigError(f"distill.labels must be one of {labels}, got {config.distill.labels!r}")
     if config.distill.target not in DISTILL_TARGETS:
         targets = ", ".join(DISTILL_TARGETS)
         raise ConfigError(f"distill.target must be one of {targets}, got {config.distill.target!r}")

@@ -18,7 +18,9 @@ Every ``distill.every`` updates, a round here
 So the policy learns what search found, and the next round's search starts from a better
 rollout player. Each round draws its deals and worlds from seeds made of the run's seed and the
 update number, and uses no global random stream: a resumed run labels and fits the same.
-``distill.every = 0`` (the default) never calls any of it.
+``distill.labels: rollouts`` labels and fits differently, far more positions for the same time:
+every legal move played out once from the real state, the logits fitted by regression
+(:mod:`training.action_values`). ``distill.every = 0`` (the default) never calls any of it.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from agents.policy import PolicyAgent
 from agents.policy_search import PolicySearchAgent
 from agents.tournament import against_table
 from domino_env.game import Game
+from training import action_values
 from training.config import DistillConfig, TrainConfig
 from training.fitting import fit_minibatches
 from training.imitation import record_decisions
@@ -227,11 +230,20 @@ def distill_round(
     device = next(network.parameters()).device
     seed = round_seed(config.run.seed, update)
     num_envs = max(1, min(config.ppo.num_envs, settings.positions // 16))
-    data = label_positions(game, network, settings, num_envs, seed, deadline)
-    if data is None:  # the run's time limit came first
-        return {}
     generator = torch.Generator().manual_seed(seed)
-    stats = fit_targets(network, optimizer, data, settings, device, generator, config.ppo.max_grad_norm)
+    if settings.labels == "rollouts":
+        data = action_values.label_positions(game, network, settings.positions, num_envs, seed, deadline)
+        if data is None:  # the run's time limit came first
+            return {}
+        stats = action_values.fit_improvement(
+            network, optimizer, data, settings.temperature, settings.epochs, settings.minibatch_size,
+            generator, device, config.ppo.max_grad_norm,
+        )  # fmt: skip
+    else:
+        data = label_positions(game, network, settings, num_envs, seed, deadline)
+        if data is None:  # the run's time limit came first
+            return {}
+        stats = fit_targets(network, optimizer, data, settings, device, generator, config.ppo.max_grad_norm)
     scalars = {f"distill/{key}": value for key, value in stats.items()}
     scalars |= {"distill/positions": float(len(data)), "distill/seconds": time.perf_counter() - started}
     if settings.eval_games:
