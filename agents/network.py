@@ -148,6 +148,15 @@ def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return torch.where(mask.bool(), logits, torch.full_like(logits, ILLEGAL_LOGIT))
 
 
+@torch.no_grad()
+def legal_log_probs(network: PolicyNetwork, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """``[N, A]`` float32: ``network``'s log-probability of each legal action, exactly 0 at the
+    illegal ones (a prior that fitted targets can be anchored to)."""
+    logits = masked_logits(network.logits(torch.as_tensor(observations)), torch.as_tensor(masks))
+    log_probs = torch.log_softmax(logits, -1).numpy()
+    return np.where(masks > 0, log_probs, 0.0).astype(np.float32)
+
+
 def masked_distribution(logits: torch.Tensor, mask: torch.Tensor) -> Categorical:
     """The policy restricted to legal actions."""
     return Categorical(logits=masked_logits(logits, mask))

@@ -81,7 +81,7 @@ class RandomDriver:
 
 
 @pytest.mark.parametrize(("variant", "options"), VARIANTS, ids=lambda v: str(v))
-def test_labelled_positions_are_the_states_the_observations_came_from(variant, options) -> None:
+def test_labelled_positions_have_bounded_values_a_prior_and_repeat_under_a_seed(variant, options) -> None:
     game = make_game(variant, **options)
     network = untrained(game, seed=4)
     data = label_positions(game, network, 120, num_envs=16, seed=21)

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from agents.network import PolicyNetwork, masked_logits
+from agents.network import PolicyNetwork, legal_log_probs
 from agents.policy import PolicyAgent
 from agents.policy_search import policy_rollouts
 from domino_env.game import Game
@@ -113,10 +113,7 @@ def label_positions(
         return None
     states = np.concatenate(recorder.states)[data.action]
     values = move_values(game, player, states, data.mask)
-    with torch.no_grad():
-        logits = player.logits(torch.as_tensor(data.obs))
-        log_probs = torch.log_softmax(masked_logits(logits, torch.as_tensor(data.mask)), -1).numpy()
-    prior = np.where(data.mask > 0, log_probs, 0.0).astype(np.float32)
+    prior = legal_log_probs(player, data.obs, data.mask)
     return ActionValues(data.obs, data.mask, values, prior)
 
 

@@ -34,7 +34,7 @@ import numpy as np
 import torch
 
 from agents import make_agent
-from agents.network import PolicyNetwork, masked_logits
+from agents.network import PolicyNetwork, legal_log_probs, masked_logits
 from agents.policy import PolicyAgent
 from agents.policy_search import PolicySearchAgent
 from agents.tournament import against_table
@@ -131,10 +131,7 @@ def label_positions(
         return None
     rows = data.action
     moves, values = np.asarray(labeller.moves, np.int64), np.stack(labeller.values)
-    with torch.no_grad():
-        logits = player.logits(torch.as_tensor(data.obs))
-        log_probs = torch.log_softmax(masked_logits(logits, torch.as_tensor(data.mask)), -1).numpy()
-    prior = np.where(data.mask > 0, log_probs, 0.0).astype(np.float32)
+    prior = legal_log_probs(player, data.obs, data.mask)
     return SearchLabels(data.obs, data.hidden, data.mask, values[rows], moves[rows], prior)
 
 
