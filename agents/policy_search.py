@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from agents.base import StatefulAgent
+from agents.base import Agent, StatefulAgent
 from agents.belief import load_belief
 from agents.endgame import check_solvable, new_solver, solve_worlds
 from agents.guided_tree import GuidedTreeAgent
@@ -235,13 +235,20 @@ class PolicySearchAgent(StatefulAgent):
 
 @torch.no_grad()
 def policy_rollouts(
-    game: Game, network: PolicyNetwork, rows: np.ndarray, first: np.ndarray, seats: np.ndarray, horizon: int = 0
+    game: Game,
+    network: PolicyNetwork,
+    rows: np.ndarray,
+    first: np.ndarray,
+    seats: np.ndarray,
+    horizon: int = 0,
+    opponent: Agent | None = None,
 ) -> np.ndarray:
     """``seats[i]``'s episode reward in game ``rows[i]`` after ``first[i]`` is played there and
     ``network`` plays every seat's moves from then on (its most likely legal action), every game
-    stepped together by the batched engine and one forward pass a step. With a ``horizon``, the
-    reward until that seat's ``horizon``-th turn plus the value head's estimate of the rest.
-    ``rows`` is played in place."""
+    stepped together by the batched engine and one forward pass a step. With an ``opponent``,
+    that agent plays every seat but ``seats[i]`` instead (asked through ``act_states``, all its
+    games at once). With a ``horizon``, the reward until that seat's ``horizon``-th turn plus the
+    value head's estimate of the rest. ``rows`` is played in place."""
     size, players = len(rows), game.num_players
     obs = np.empty((size, game.observation_size), np.float32)
     mask = np.empty((size, game.num_actions), np.int8)
@@ -270,5 +277,14 @@ def policy_rollouts(
         if not going.any():
             return result
         live, rows = live[going], rows[going]  # a finished game restarts in place: drop it
-        logits = network.logits(torch.as_tensor(obs[:n][going]))
-        actions = masked_logits(logits, torch.as_tensor(mask[:n][going])).argmax(-1).numpy()
+        if opponent is None:
+            logits = network.logits(torch.as_tensor(obs[:n][going]))
+            actions = masked_logits(logits, torch.as_tensor(mask[:n][going])).argmax(-1).numpy()
+            continue
+        mine = acting[:n][going] == seats[live]
+        actions = np.empty(len(live), np.int64)
+        if mine.any():
+            logits = network.logits(torch.as_tensor(obs[:n][going][mine]))
+            actions[mine] = masked_logits(logits, torch.as_tensor(mask[:n][going][mine])).argmax(-1).numpy()
+        if not mine.all():
+            actions[~mine] = opponent.act_states(game, rows, np.flatnonzero(~mine))

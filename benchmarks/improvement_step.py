@@ -3,19 +3,21 @@
 policy as it was.
 
     .venv/bin/python -m benchmarks.improvement_step draw_2p [--positions 2000000] [--chunk 1000000]
-        [--temperature 0.3] [--iterate] [--games 2000] [--against pimc ismcts]
-        [--heuristic-games 16000] [--save DIR]
+        [--temperature 0.3] [--epochs 1] [--iterate] [--opponent heuristic] [--games 2000]
+        [--against pimc ismcts] [--heuristic-games 16000] [--save DIR]
 
 The policy (a shipped one or a checkpoint) reaches ``--positions`` unforced positions playing
 every seat, ``--chunk`` at a time; every legal move of each is played out once from the real
-state by the labelling policy, and each chunk is fitted once (Adam at ``--learning-rate``) to
-``log prior + values / temperature``. The labelling policy is the one given, frozen (one
-improvement step over it, its values averaged over every chunk), or with ``--iterate`` the
-fitted policy as it stands after each chunk (approximate policy iteration). The fitted policy
-then plays its most likely moves against tables of the heuristic and of PIMC and ISMCTS at the
-strength ladder's budgets, on the evaluation deals (seed 12345; the positions come from other
-seeds), seats rotated. Prints a Markdown table: win rates with 95% Wilson intervals, the fit's
-loss and the seconds it took.
+state by the labelling policy, and each chunk is fitted ``--epochs`` times (Adam at
+``--learning-rate``) to ``log prior + values / temperature``. The labelling policy is the one
+given, frozen (one improvement step over it, its values averaged over every chunk), or with
+``--iterate`` the fitted policy as it stands after each chunk (approximate policy iteration).
+With ``--opponent heuristic`` the heuristic plays the other seats of every rollout, so the
+values are those of playing against its table. The fitted policy then plays its most likely
+moves against tables of the heuristic and of PIMC and ISMCTS at the strength ladder's budgets,
+on the evaluation deals (seed 12345; the positions come from other seeds), seats rotated.
+Prints a Markdown table: win rates with 95% Wilson intervals, the fit's loss and the seconds it
+took.
 """
 
 from __future__ import annotations
@@ -68,6 +70,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--chunk", type=positive_int, default=1_000_000, help="positions labelled and fitted at once")
     parser.add_argument("--temperature", type=positive_float, default=0.3)
     parser.add_argument("--iterate", action="store_true", help="label each chunk with the policy fitted so far")
+    parser.add_argument("--opponent", help="an agent (heuristic) playing the other seats of every rollout")
     parser.add_argument("--epochs", type=positive_int, default=1, help="passes over each chunk")
     parser.add_argument("--learning-rate", type=positive_float, default=3e-4)
     parser.add_argument("--minibatch-size", type=positive_int, default=1024)
@@ -81,6 +84,12 @@ def main(argv: list[str] | None = None) -> None:
     torch.set_num_threads(1)
     numba.set_num_threads(1)  # one heavy job per core
     _, game, start = policy_or_exit(args.policy)
+    opponent = None
+    if args.opponent:
+        try:
+            opponent = make_agent(args.opponent, game, seed=args.seed)
+        except ValueError as error:
+            raise SystemExit(f"error: --opponent: {error}") from None
     network = copy.deepcopy(start)
     labeller = start
     optimizer = torch.optim.Adam(network.parameters(), lr=args.learning_rate, eps=1e-5)
@@ -89,7 +98,8 @@ def main(argv: list[str] | None = None) -> None:
     columns += args.against if args.games else []
     names = [name if name == "heuristic" else ladder_search_agent(name, game).name for name in columns]
     print(f"{args.policy}: {args.positions:,} positions, {args.chunk:,} a chunk, T={args.temperature:g}, "
-          f"{'iterated' if args.iterate else 'one step over the policy'}")  # fmt: skip
+          f"{'iterated' if args.iterate else 'one step over the policy'}"
+          f"{f', rollouts against {args.opponent}' if args.opponent else ''}")  # fmt: skip
     print("| policy | " + " | ".join(f"vs {name} | 95%" for name in names) + " | loss | seconds |")
     print("|---|" + "---|---|" * len(names) + "---|---|")
 
@@ -110,7 +120,8 @@ def main(argv: list[str] | None = None) -> None:
     while labelled < args.positions:
         size = min(args.chunk, args.positions - labelled)
         seed = args.seed + chunk * CHUNK_SEED
-        data = label_positions(game, labeller, size, num_envs=max(1, min(1024, size // 16)), seed=seed)
+        num_envs = max(1, min(1024, size // 16))
+        data = label_positions(game, labeller, size, num_envs, seed, opponent=opponent)
         generator = torch.Generator().manual_seed(seed)
         stats = fit_improvement(
             network, optimizer, data, args.temperature, args.epochs, args.minibatch_size, generator, device, 0.5

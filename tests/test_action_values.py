@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 import torch
 
+from agents import make_agent
+from agents.base import Agent
 from agents.network import PolicyNetwork
 from benchmarks.improvement_step import main as improvement_main
 from domino_env import make_game
@@ -37,9 +39,12 @@ def untrained(game: Game, seed: int = 0) -> PolicyNetwork:
     return PolicyNetwork(game.observation_size, game.num_actions, [16])
 
 
-def hand_stepped(game: Game, network: PolicyNetwork, state: np.ndarray, g: int, move: int) -> float:
+def hand_stepped(
+    game: Game, network: PolicyNetwork, state: np.ndarray, g: int, move: int, opponent: Agent | None = None
+) -> float:
     """The acting seat's result after ``move`` in a copy of game ``g``, the network's most likely
-    legal move played at every later turn, one game stepped at a time."""
+    legal move played at every later turn (``opponent``'s at the other seats' turns, when one is
+    given), one game stepped at a time."""
     world = state[g : g + 1].copy()
     seat = game.current_seat(world, 0)
     mask = np.zeros(game.num_actions, np.int8)
@@ -49,6 +54,9 @@ def hand_stepped(game: Game, network: PolicyNetwork, state: np.ndarray, g: int, 
         total += float(game.rewards(world, 0)[seat])
         if game.is_over(world, 0):
             return total
+        if opponent is not None and game.current_seat(world, 0) != seat:
+            action = int(opponent.act_states(game, world, np.array([0]))[0])
+            continue
         observation, _ = game.view(world, 0, game.current_seat(world, 0))
         game.legal_mask(world, 0, mask)
         with torch.no_grad():
@@ -68,6 +76,24 @@ def test_each_move_is_played_out_from_the_real_state_as_a_hand_stepped_game(vari
         for move in np.flatnonzero(data.mask[i]):
             assert values[i, move] == pytest.approx(hand_stepped(game, network, states, i, move), abs=1e-6)
         assert not values[i, data.mask[i] == 0].any()
+
+
+@pytest.mark.parametrize(("variant", "options"), VARIANTS, ids=lambda v: str(v))
+def test_against_an_opponent_it_plays_every_other_seat_of_the_rollouts(variant, options) -> None:
+    game = make_game(variant, **options)
+    network = untrained(game, seed=8)
+    recorder = StateRecorder()
+    data, _ = record_decisions(game, recorder, RandomDriver(9), 30, 6, seed=13)
+    states = np.concatenate(recorder.states)[data.action]
+    greedy = make_agent("greedy", game)  # no random stream: its moves do not depend on the order asked
+    against = move_values(game, network, states.copy(), data.mask, greedy)
+    for i in range(len(states)):
+        for move in np.flatnonzero(data.mask[i]):
+            expected = hand_stepped(game, network, states, i, move, greedy)
+            assert against[i, move] == pytest.approx(expected, abs=1e-6)
+    assert not np.array_equal(against, move_values(game, network, states.copy(), data.mask))
+    heuristic = move_values(game, network, states.copy(), data.mask, make_agent("heuristic", game, seed=1))
+    assert (np.abs(heuristic) <= 1).all() and not heuristic[data.mask == 0].any()
 
 
 class RandomDriver:

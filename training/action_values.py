@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from agents.base import Agent
 from agents.network import PolicyNetwork, legal_log_probs
 from agents.policy import PolicyAgent
 from agents.policy_search import policy_rollouts
@@ -86,25 +87,36 @@ def centred(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return np.where(legal, kept - mean, 0.0).astype(np.float32)
 
 
-def move_values(game: Game, network: PolicyNetwork, states: np.ndarray, mask: np.ndarray) -> np.ndarray:
+def move_values(
+    game: Game, network: PolicyNetwork, states: np.ndarray, mask: np.ndarray, opponent: Agent | None = None
+) -> np.ndarray:
     """``[N, A]``: the result for the seat to act in ``states[i]`` of each legal move of
     ``mask[i]``, one rollout of ``network`` from that real state (every move of a position from
-    the same copy of it, so from the same hidden tiles and draws); 0 at illegal moves."""
+    the same copy of it, so from the same hidden tiles and draws); 0 at illegal moves. With an
+    ``opponent`` (an agent such as the heuristic), it plays the other seats of the rollouts, and
+    the values are those of playing against a table of it."""
     values = np.zeros(mask.shape, np.float32)
     seats = np.array([game.current_seat(states, i) for i in range(len(states))], np.int64)
     for start in range(0, len(states), ROLLOUT_CHUNK):
         rows, moves = np.nonzero(mask[start : start + ROLLOUT_CHUNK])
         rows += start
-        values[rows, moves] = policy_rollouts(game, network, states[rows], moves, seats[rows])
+        values[rows, moves] = policy_rollouts(game, network, states[rows], moves, seats[rows], opponent=opponent)
     return values
 
 
 def label_positions(
-    game: Game, network: PolicyNetwork, positions: int, num_envs: int, seed: int, deadline: float = math.inf
+    game: Game,
+    network: PolicyNetwork,
+    positions: int,
+    num_envs: int,
+    seed: int,
+    deadline: float = math.inf,
+    opponent: Agent | None = None,
 ) -> ActionValues | None:
     """About ``positions`` unforced positions reached by ``network`` sampling every seat's moves
-    on the deals of ``seed``, each move valued by :func:`move_values`; None when ``deadline``
-    (a ``time.perf_counter()`` time) passed first. ``network`` is copied to the CPU."""
+    on the deals of ``seed``, each move valued by :func:`move_values` (against ``opponent``'s
+    table when one is given); None when ``deadline`` (a ``time.perf_counter()`` time) passed
+    first. ``network`` is copied to the CPU."""
     player = copy.deepcopy(network).cpu().eval()
     recorder = StateRecorder()
     driver = PolicyAgent(player, "student", deterministic=False, seed=seed + 2)
@@ -112,7 +124,7 @@ def label_positions(
     if data is None:
         return None
     states = np.concatenate(recorder.states)[data.action]
-    values = move_values(game, player, states, data.mask)
+    values = move_values(game, player, states, data.mask, opponent)
     prior = legal_log_probs(player, data.obs, data.mask)
     return ActionValues(data.obs, data.mask, values, prior)
 
