@@ -5,6 +5,8 @@ to them."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -23,15 +25,13 @@ from training.action_values import (
     label_positions,
     move_values,
 )
+from training.config import load_config
 from training.imitation import record_decisions
 
-VARIANTS = [
-    ("draw", {"num_players": 2}),
-    ("block", {"num_players": 2}),
-    ("hungarian", {"num_players": 3}),
-    ("mexican_train", {"num_players": 4}),
-    ("draw", {"num_players": 4, "partnerships": True}),
-]
+ROOT = Path(__file__).resolve().parent.parent
+# The game of every shipped configuration (configs/*.yaml): every variant, and the Draw partnership.
+SHIPPED = [load_config(path).env for path in sorted((ROOT / "configs").glob("*.yaml"))]
+VARIANTS = [(env.variant, env.options) for env in SHIPPED]
 
 
 def untrained(game: Game, seed: int = 0) -> PolicyNetwork:
