@@ -277,14 +277,15 @@ def policy_rollouts(
         if not going.any():
             return result
         live, rows = live[going], rows[going]  # a finished game restarts in place: drop it
+        views, legal = obs[:n][going], mask[:n][going]
         if opponent is None:
-            logits = network.logits(torch.as_tensor(obs[:n][going]))
-            actions = masked_logits(logits, torch.as_tensor(mask[:n][going])).argmax(-1).numpy()
+            logits = network.logits(torch.as_tensor(views))
+            actions = masked_logits(logits, torch.as_tensor(legal)).argmax(-1).numpy()
             continue
         mine = acting[:n][going] == seats[live]
         actions = np.empty(len(live), np.int64)
         if mine.any():
-            logits = network.logits(torch.as_tensor(obs[:n][going][mine]))
-            actions[mine] = masked_logits(logits, torch.as_tensor(mask[:n][going][mine])).argmax(-1).numpy()
+            logits = network.logits(torch.as_tensor(views[mine]))
+            actions[mine] = masked_logits(logits, torch.as_tensor(legal[mine])).argmax(-1).numpy()
         if not mine.all():
             actions[~mine] = opponent.act_states(game, rows, np.flatnonzero(~mine))

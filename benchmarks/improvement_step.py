@@ -108,10 +108,10 @@ def main(argv: list[str] | None = None) -> None:
         cells = []
         for name in columns:
             if name == "heuristic":
-                opponent, games = make_agent("heuristic", game, seed=EVALUATION_SEED), args.heuristic_games
+                table, games = make_agent("heuristic", game, seed=EVALUATION_SEED), args.heuristic_games
             else:
-                opponent, games = ladder_search_agent(name, game), args.games
-            cells.append(against_table(game, agent, opponent, games, seed=EVALUATION_SEED).win_cells())
+                table, games = ladder_search_agent(name, game), args.games
+            cells.append(against_table(game, agent, table, games, seed=EVALUATION_SEED).win_cells())
         print(f"| {label} | {' | '.join(cells)} | {fitted} |", flush=True)
 
     if not args.skip_start:

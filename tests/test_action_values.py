@@ -26,7 +26,7 @@ from training.action_values import (
     move_values,
 )
 from training.config import load_config
-from training.imitation import record_decisions
+from training.imitation import Demonstrations, record_decisions
 
 ROOT = Path(__file__).resolve().parent.parent
 # The game of every shipped configuration (configs/*.yaml): every variant, and the Draw partnership.
@@ -64,13 +64,28 @@ def hand_stepped(
         action = int(torch.where(torch.as_tensor(mask) > 0, logits, -torch.inf).argmax())
 
 
+class RandomDriver:
+    """Uniform legal moves, from its own stream."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return np.array([self.rng.choice(np.flatnonzero(m)) for m in masks])
+
+
+def recorded(game: Game, positions: int, num_envs: int, seed: int) -> tuple[Demonstrations, np.ndarray]:
+    """About ``positions`` unforced positions of random play and, row for row, their real states."""
+    recorder = StateRecorder()
+    data, _ = record_decisions(game, recorder, RandomDriver(seed), positions, num_envs, seed=seed)
+    return data, np.concatenate(recorder.states)[data.action]
+
+
 @pytest.mark.parametrize(("variant", "options"), VARIANTS, ids=lambda v: str(v))
 def test_each_move_is_played_out_from_the_real_state_as_a_hand_stepped_game(variant, options) -> None:
     game = make_game(variant, **options)
     network = untrained(game, seed=3)
-    recorder = StateRecorder()
-    data, _ = record_decisions(game, recorder, RandomDriver(5), 40, 8, seed=11)
-    states = np.concatenate(recorder.states)[data.action]
+    data, states = recorded(game, 40, 8, seed=11)
     values = move_values(game, network, states.copy(), data.mask)
     for i in range(len(states)):
         for move in np.flatnonzero(data.mask[i]):
@@ -82,9 +97,7 @@ def test_each_move_is_played_out_from_the_real_state_as_a_hand_stepped_game(vari
 def test_against_an_opponent_it_plays_every_other_seat_of_the_rollouts(variant, options) -> None:
     game = make_game(variant, **options)
     network = untrained(game, seed=8)
-    recorder = StateRecorder()
-    data, _ = record_decisions(game, recorder, RandomDriver(9), 30, 6, seed=13)
-    states = np.concatenate(recorder.states)[data.action]
+    data, states = recorded(game, 30, 6, seed=13)
     greedy = make_agent("greedy", game)  # no random stream: its moves do not depend on the order asked
     against = move_values(game, network, states.copy(), data.mask, greedy)
     for i in range(len(states)):
@@ -94,16 +107,6 @@ def test_against_an_opponent_it_plays_every_other_seat_of_the_rollouts(variant, 
     assert not np.array_equal(against, move_values(game, network, states.copy(), data.mask))
     heuristic = move_values(game, network, states.copy(), data.mask, make_agent("heuristic", game, seed=1))
     assert (np.abs(heuristic) <= 1).all() and not heuristic[data.mask == 0].any()
-
-
-class RandomDriver:
-    """Uniform legal moves, from its own stream."""
-
-    def __init__(self, seed: int) -> None:
-        self.rng = np.random.default_rng(seed)
-
-    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        return np.array([self.rng.choice(np.flatnonzero(m)) for m in masks])
 
 
 @pytest.mark.parametrize(("variant", "options"), VARIANTS, ids=lambda v: str(v))
@@ -128,9 +131,7 @@ def test_the_recorded_rows_match_their_observations() -> None:
     """Each labelled row's state, seen by its seat to act, is the row's observation and mask:
     the rows kept by the recording (episodes that ended) were matched with their own states."""
     game = make_game("mexican_train", num_players=4)
-    recorder = StateRecorder()
-    data, _ = record_decisions(game, recorder, RandomDriver(2), 300, 12, seed=5)
-    states = np.concatenate(recorder.states)[data.action]
+    data, states = recorded(game, 300, 12, seed=5)
     mask = np.zeros(game.num_actions, np.int8)
     for i in range(len(states)):
         observation, _ = game.view(states, i, game.current_seat(states, i))

@@ -11,8 +11,8 @@ tiles and the same draws (common random numbers): the difference between two mov
 what the move changed in that world, not the deal's luck.
 
 One rollout a move is noisy, but the rollouts of a million positions are stepped together by
-the batched engine and one forward pass a step, some thousand times cheaper a position than a
-search's. Fitted by regression, the network averages the noise over the positions it cannot
+the batched engine and one forward pass a step, about a hundredth of a search's cost a
+position. Fitted by regression, the network averages the noise over the positions it cannot
 tell apart, and what it converges to is each move's expected result given the observation:
 the action value of the policy, ``Q(observation, move)``, the hidden tiles weighted as the
 policy's own play makes them likely. The fit (:func:`fit_improvement`) moves the policy's logits
