@@ -246,10 +246,12 @@ def policy_rollouts(
     """``seats[i]``'s episode reward in game ``rows[i]`` after ``first[i]`` is played there and
     ``network`` plays every seat's moves from then on (its most likely legal action), every game
     stepped together by the batched engine and one forward pass a step. With an ``opponent``,
-    that agent plays every seat but ``seats[i]`` instead (asked through ``act_states``, all its
-    games at once). With a ``horizon``, the reward until that seat's ``horizon``-th turn plus the
-    value head's estimate of the rest. ``rows`` is played in place."""
+    that agent plays every seat but ``seats[i]`` and its partner's instead (asked through
+    ``act_states``, all its games at once), as a table of it sits in evaluation. With a
+    ``horizon``, the reward until that seat's ``horizon``-th turn plus the value head's estimate
+    of the rest. ``rows`` is played in place."""
     size, players = len(rows), game.num_players
+    team = 2 if game.partnerships else players  # seats a and b share a side when a % team == b % team
     obs = np.empty((size, game.observation_size), np.float32)
     mask = np.empty((size, game.num_actions), np.int8)
     acting = np.empty(size, np.int64)
@@ -282,7 +284,7 @@ def policy_rollouts(
             logits = network.logits(torch.as_tensor(views))
             actions = masked_logits(logits, torch.as_tensor(legal)).argmax(-1).numpy()
             continue
-        mine = acting[:n][going] == seats[live]
+        mine = acting[:n][going] % team == seats[live] % team
         actions = np.empty(len(live), np.int64)
         if mine.any():
             logits = network.logits(torch.as_tensor(views[mine]))

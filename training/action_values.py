@@ -79,6 +79,41 @@ class StateRecorder:
         return rows
 
 
+class TableRecorder(StateRecorder):
+    """Teacher and driver at once for ``record_decisions``: games against a table of
+    ``opponent``, the positions those games reach, each with its real state kept.
+
+    Game ``g`` of the batch seats the learner at ``g % players`` (and its partner's seat), so
+    the learner sits at every seat across the batch; ``opponent`` plays the other seats and
+    ``driver`` the learner's. Against a table the hidden tiles lie where the opponent's own play
+    put them, which is what a step towards a best response to that table must weigh. The
+    recording asks the teacher and then the driver about the same games in one step:
+    ``act_states`` keeps the states and says whose turn each is, and ``act`` plays them."""
+
+    def __init__(self, driver: Agent, opponent: Agent) -> None:
+        super().__init__()
+        self.driver, self.opponent = driver, opponent
+        self.learner: list[np.ndarray] = []  # per recorded row: the learner's turn or the table's
+        self.asked: tuple[Game, np.ndarray, np.ndarray] | None = None
+
+    def act_states(self, game: Game, state: np.ndarray, games: np.ndarray) -> np.ndarray:
+        team = 2 if game.partnerships else game.num_players
+        seats = np.array([game.current_seat(state, int(g)) for g in games], np.int64)
+        self.learner.append(seats % team == games % game.num_players % team)
+        self.asked = (game, state, games)
+        return super().act_states(game, state, games)
+
+    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        game, state, games = self.asked
+        mine = self.learner[-1]
+        actions = np.empty(len(games), np.int64)
+        if mine.any():
+            actions[mine] = self.driver.act(observations[mine], masks[mine])
+        if not mine.all():
+            actions[~mine] = self.opponent.act_states(game, state, games[~mine])
+        return actions
+
+
 def centred(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """``values`` minus each row's mean over its legal entries, exactly 0 at the illegal ones."""
     legal = mask > 0
@@ -118,9 +153,16 @@ def label_positions(
     table when one is given); None when ``deadline`` (a ``time.perf_counter()`` time) passed
     first. ``network`` is copied to the CPU."""
     player = copy.deepcopy(network).cpu().eval()
-    recorder = StateRecorder()
     driver = PolicyAgent(player, "student", deterministic=False, seed=seed + 2)
-    data, _ = record_decisions(game, recorder, driver, positions, num_envs, seed, deadline=deadline)
+    if opponent is None:
+        recorder = StateRecorder()
+        data, _ = record_decisions(game, recorder, driver, positions, num_envs, seed, deadline=deadline)
+    else:  # the table's turns are recorded too, and dropped: about one position in `share` is the learner's
+        recorder = TableRecorder(driver, opponent)
+        share = game.num_players // (2 if game.partnerships else 1)
+        data, _ = record_decisions(game, recorder, recorder, positions * share, num_envs, seed, deadline=deadline)
+        if data is not None:
+            data = data.subset(np.concatenate(recorder.learner)[data.action])
     if data is None:
         return None
     states = np.concatenate(recorder.states)[data.action]

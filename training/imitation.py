@@ -52,10 +52,15 @@ class Demonstrations:
     def __len__(self) -> int:
         return len(self.action)
 
+    FIELDS = ("obs", "hidden", "mask", "action", "outcome")
+
     @staticmethod
     def join(parts: list[Demonstrations]) -> Demonstrations:
-        fields = ("obs", "hidden", "mask", "action", "outcome")
-        return Demonstrations(*(np.concatenate([getattr(part, f) for part in parts]) for f in fields))
+        return Demonstrations(*(np.concatenate([getattr(part, f) for part in parts]) for f in Demonstrations.FIELDS))
+
+    def subset(self, keep: np.ndarray) -> Demonstrations:
+        """The decisions where ``keep`` (a boolean or index array) selects them."""
+        return Demonstrations(*(getattr(self, f)[keep] for f in Demonstrations.FIELDS))
 
 
 def record_decisions(
