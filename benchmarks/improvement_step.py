@@ -12,8 +12,9 @@ state by the labelling policy, and each chunk is fitted ``--epochs`` times (Adam
 ``--learning-rate``) to ``log prior + values / temperature``. The labelling policy is the one
 given, frozen (one improvement step over it, its values averaged over every chunk), or with
 ``--iterate`` the fitted policy as it stands after each chunk (approximate policy iteration).
-With ``--opponent heuristic`` the heuristic plays the other seats of every rollout, so the
-values are those of playing against its table. The fitted policy then plays its most likely
+With ``--opponent heuristic`` the positions are the policy's turns in games against a table of
+heuristics and the heuristic plays the other seats of every rollout, so the values are those of
+playing against its table. The fitted policy then plays its most likely
 moves against tables of the heuristic and of PIMC and ISMCTS at the strength ladder's budgets,
 on the evaluation deals (seed 12345; the positions come from other seeds), seats rotated.
 Prints a Markdown table: win rates with 95% Wilson intervals, the fit's loss and the seconds it

@@ -20,6 +20,7 @@ from domino_env.game import Game
 from training.action_values import (
     ActionValues,
     StateRecorder,
+    TableRecorder,
     centred,
     fit_improvement,
     label_positions,
@@ -54,7 +55,7 @@ def hand_stepped(
         total += float(game.rewards(world, 0)[seat])
         if game.is_over(world, 0):
             return total
-        if opponent is not None and game.current_seat(world, 0) != seat:
+        if opponent is not None and not same_side(game, game.current_seat(world, 0), seat):
             action = int(opponent.act_states(game, world, np.array([0]))[0])
             continue
         observation, _ = game.view(world, 0, game.current_seat(world, 0))
@@ -62,6 +63,11 @@ def hand_stepped(
         with torch.no_grad():
             logits = network.logits(torch.as_tensor(observation[None]))[0]
         action = int(torch.where(torch.as_tensor(mask) > 0, logits, -torch.inf).argmax())
+
+
+def same_side(game: Game, a: int, b: int) -> bool:
+    """Whether seats ``a`` and ``b`` play for one side: the same seat, or partners."""
+    return a == b or (game.partnerships and (a - b) % 2 == 0)
 
 
 class RandomDriver:
@@ -107,6 +113,42 @@ def test_against_an_opponent_it_plays_every_other_seat_of_the_rollouts(variant, 
     assert not np.array_equal(against, move_values(game, network, states.copy(), data.mask))
     heuristic = move_values(game, network, states.copy(), data.mask, make_agent("heuristic", game, seed=1))
     assert (np.abs(heuristic) <= 1).all() and not heuristic[data.mask == 0].any()
+
+
+class SeatSpy(Agent):
+    """Uniform legal moves, noting the seat of every game it is asked about through
+    ``act_states`` and the observations it is asked about through ``act``."""
+
+    def __init__(self, seed: int) -> None:
+        self.driver = RandomDriver(seed)
+        self.asked: list[tuple[int, int]] = []  # (game, seat)
+        self.observations: list[np.ndarray] = []
+
+    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        self.observations.append(observations.copy())
+        return self.driver.act(observations, masks)
+
+    def act_states(self, game: Game, state: np.ndarray, games: np.ndarray) -> np.ndarray:
+        self.asked += [(int(g), game.current_seat(state, int(g))) for g in games]
+        return super().act_states(game, state, games)
+
+
+@pytest.mark.parametrize(("variant", "options"), VARIANTS, ids=lambda v: str(v))
+def test_against_a_table_the_positions_are_the_learners_in_games_against_it(variant, options) -> None:
+    game = make_game(variant, **options)
+    learner, table = SeatSpy(seed=5), SeatSpy(seed=6)
+    recorder = TableRecorder(learner, table)
+    data, _ = record_decisions(game, recorder, recorder, 400, num_envs=8, seed=17)
+    # the table plays every seat but game g's learner at g % players and its partner ...
+    assert table.asked and all(not same_side(game, seat, g % game.num_players) for g, seat in table.asked)
+    # ... and the learner the rest: the positions kept are the learner's, and all of its
+    kept = data.subset(np.concatenate(recorder.learner)[data.action])
+    asked = np.concatenate(learner.observations)
+    assert 0 < len(kept) < len(data) and len(kept) <= len(asked)
+    assert {obs.tobytes() for obs in kept.obs} <= {obs.tobytes() for obs in asked}
+    states = np.concatenate(recorder.states)[kept.action]
+    seats = {game.current_seat(states, i) for i in range(len(states))}
+    assert seats == set(range(game.num_players))  # across the batch the learner sits everywhere
 
 
 @pytest.mark.parametrize(("variant", "options"), VARIANTS, ids=lambda v: str(v))

@@ -149,9 +149,10 @@ def label_positions(
     opponent: Agent | None = None,
 ) -> ActionValues | None:
     """About ``positions`` unforced positions reached by ``network`` sampling every seat's moves
-    on the deals of ``seed``, each move valued by :func:`move_values` (against ``opponent``'s
-    table when one is given); None when ``deadline`` (a ``time.perf_counter()`` time) passed
-    first. ``network`` is copied to the CPU."""
+    on the deals of ``seed``, each move valued by :func:`move_values`; None when ``deadline`` (a
+    ``time.perf_counter()`` time) passed first. With an ``opponent``, the positions are
+    ``network``'s turns in games against a table of it (:class:`TableRecorder`) and the values
+    those of playing on against it. ``network`` is copied to the CPU."""
     player = copy.deepcopy(network).cpu().eval()
     driver = PolicyAgent(player, "student", deterministic=False, seed=seed + 2)
     if opponent is None:
