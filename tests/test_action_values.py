@@ -141,7 +141,7 @@ def test_against_a_table_the_positions_are_the_learners_in_games_against_it(vari
     data, _ = record_decisions(game, recorder, recorder, 400, num_envs=8, seed=17)
     # the table plays every seat but game g's learner at g % players and its partner ...
     assert table.asked and all(not same_side(game, seat, g % game.num_players) for g, seat in table.asked)
-    # ... and the learner the rest: the positions kept are the learner's, and all of its
+    # ... and the learner the rest: every position kept is one the learner was asked about
     kept = data.subset(np.concatenate(recorder.learner)[data.action])
     asked = np.concatenate(learner.observations)
     assert 0 < len(kept) < len(data) and len(kept) <= len(asked)

@@ -105,6 +105,8 @@ class TableRecorder(StateRecorder):
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         game, state, games = self.asked
+        if len(observations) != len(games):  # asked about other games than act_states was
+            raise RuntimeError("TableRecorder.act must follow act_states on the same games")
         mine = self.learner[-1]
         actions = np.empty(len(games), np.int64)
         if mine.any():

@@ -49,10 +49,10 @@ class Demonstrations:
     action: np.ndarray  # [N] the teacher's action
     outcome: np.ndarray  # [N] the acting seat's episode reward
 
+    FIELDS = ("obs", "hidden", "mask", "action", "outcome")  # the dataclass's fields, in order
+
     def __len__(self) -> int:
         return len(self.action)
-
-    FIELDS = ("obs", "hidden", "mask", "action", "outcome")
 
     @staticmethod
     def join(parts: list[Demonstrations]) -> Demonstrations:
