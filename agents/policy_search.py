@@ -251,7 +251,6 @@ def policy_rollouts(
     ``horizon``, the reward until that seat's ``horizon``-th turn plus the value head's estimate
     of the rest. ``rows`` is played in place."""
     size, players = len(rows), game.num_players
-    team = 2 if game.partnerships else players  # seats a and b share a side when a % team == b % team
     obs = np.empty((size, game.observation_size), np.float32)
     mask = np.empty((size, game.num_actions), np.int8)
     acting = np.empty(size, np.int64)
@@ -284,7 +283,7 @@ def policy_rollouts(
             logits = network.logits(torch.as_tensor(views))
             actions = masked_logits(logits, torch.as_tensor(legal)).argmax(-1).numpy()
             continue
-        mine = acting[:n][going] % team == seats[live] % team
+        mine = acting[:n][going] % game.num_sides == seats[live] % game.num_sides
         actions = np.empty(len(live), np.int64)
         if mine.any():
             logits = network.logits(torch.as_tensor(views[mine]))

@@ -188,6 +188,12 @@ class Game:
         the option, so every other variant answers False."""
         return bool(getattr(self.config, "partnerships", 0))
 
+    @property
+    def num_sides(self) -> int:
+        """How many sides play: two in partnerships, else one a seat. Seat ``s`` plays for side
+        ``s % num_sides``, as the rules' ``team_of`` scores it."""
+        return 2 if self.partnerships else self.num_players
+
     def current_seat(self, state: np.ndarray, game: int) -> int:
         return int(state[game]["current"])
 

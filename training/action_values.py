@@ -97,9 +97,8 @@ class TableRecorder(StateRecorder):
         self.asked: tuple[Game, np.ndarray, np.ndarray] | None = None
 
     def act_states(self, game: Game, state: np.ndarray, games: np.ndarray) -> np.ndarray:
-        team = 2 if game.partnerships else game.num_players
         seats = np.array([game.current_seat(state, int(g)) for g in games], np.int64)
-        self.learner.append(seats % team == games % game.num_players % team)
+        self.learner.append(seats % game.num_sides == games % game.num_players % game.num_sides)
         self.asked = (game, state, games)
         return super().act_states(game, state, games)
 
@@ -160,10 +159,10 @@ def label_positions(
     if opponent is None:
         recorder = StateRecorder()
         data, _ = record_decisions(game, recorder, driver, positions, num_envs, seed, deadline=deadline)
-    else:  # the table's turns are recorded too, and dropped: about one position in `share` is the learner's
+    else:  # the table's turns are recorded too, and dropped: one side's in `num_sides` is the learner's
         recorder = TableRecorder(driver, opponent)
-        share = game.num_players // (2 if game.partnerships else 1)
-        data, _ = record_decisions(game, recorder, recorder, positions * share, num_envs, seed, deadline=deadline)
+        asked = positions * game.num_sides
+        data, _ = record_decisions(game, recorder, recorder, asked, num_envs, seed, deadline=deadline)
         if data is not None:
             data = data.subset(np.concatenate(recorder.learner)[data.action])
     if data is None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 import torch
@@ -49,18 +49,17 @@ class Demonstrations:
     action: np.ndarray  # [N] the teacher's action
     outcome: np.ndarray  # [N] the acting seat's episode reward
 
-    FIELDS = ("obs", "hidden", "mask", "action", "outcome")  # the dataclass's fields, in order
-
     def __len__(self) -> int:
         return len(self.action)
 
     @staticmethod
     def join(parts: list[Demonstrations]) -> Demonstrations:
-        return Demonstrations(*(np.concatenate([getattr(part, f) for part in parts]) for f in Demonstrations.FIELDS))
+        names = [f.name for f in fields(Demonstrations)]
+        return Demonstrations(*(np.concatenate([getattr(part, name) for part in parts]) for name in names))
 
     def subset(self, keep: np.ndarray) -> Demonstrations:
         """The decisions where ``keep`` (a boolean or index array) selects them."""
-        return Demonstrations(*(getattr(self, f)[keep] for f in Demonstrations.FIELDS))
+        return Demonstrations(*(getattr(self, f.name)[keep] for f in fields(self)))
 
 
 def record_decisions(
