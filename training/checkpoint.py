@@ -47,6 +47,7 @@ LEGACY_STATE_FILE = "training_state.pt"  # a pickle, written by earlier versions
 STATE_FORMAT = "domino_env training state"
 STATE_VERSION = 1
 PRETRAINED_DIR = Path(__file__).parent / "pretrained"
+IMPROVED_DIR = "checkpoints/improved"  # a run's policy after its improvement phase (weights and config only)
 
 
 class CheckpointError(ValueError):
@@ -77,13 +78,15 @@ def save_model(folder: Path, network: PolicyNetwork, game: Game) -> None:
 
 
 def model_path(path: str | Path) -> Path:
-    """The weights file of a checkpoint given as its folder, its file, or a run folder (its
-    latest checkpoint)."""
+    """The weights file of a checkpoint given as its folder, its file, or a run folder (the
+    policy it ended with: its improvement phase's when it had one, else its latest checkpoint)."""
     path = Path(path)
     if path.is_file():
         return path
     if (path / MODEL_FILE).is_file():
         return path / MODEL_FILE
+    if (path / IMPROVED_DIR / MODEL_FILE).is_file():
+        return path / IMPROVED_DIR / MODEL_FILE
     latest = latest_checkpoint(path)
     if latest is not None:
         return latest / MODEL_FILE

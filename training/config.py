@@ -143,6 +143,22 @@ class DistillConfig:
     eval_simulations: int = 50  # their budget
 
 
+MAX_IMPROVEMENT_CHUNK = 2_000_000  # positions held at once, each with its observation and every move's value
+
+
+@dataclass
+class ImprovementConfig:
+    """The optional last phase after PPO (see :mod:`training.improvement`); off by default."""
+
+    positions: int = 0  # unforced positions labelled in all; 0: no phase (the run ends with PPO)
+    chunk: int = 1_000_000  # positions labelled and fitted at once, each chunk by the policy so far
+    opponent: str = ""  # an agent (heuristic) whose table the positions and rollouts are played against
+    temperature: float = 0.05  # logits fitted to log prior + values / temperature
+    epochs: int = 2  # passes over each chunk
+    learning_rate: float = 3e-4
+    minibatch_size: int = 1024
+
+
 @dataclass
 class EvalConfig:
     every: int = 25  # updates between strength checks shown in the progress bar
@@ -171,6 +187,7 @@ class TrainConfig:
     imitation: ImitationConfig = field(default_factory=ImitationConfig)
     pool: PoolConfig = field(default_factory=PoolConfig)
     distill: DistillConfig = field(default_factory=DistillConfig)
+    improve: ImprovementConfig = field(default_factory=ImprovementConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     run: RunConfig = field(default_factory=RunConfig)
 
@@ -356,6 +373,12 @@ BOUNDS: dict[str, Range] = {
     "distill.value_coef": NON_NEGATIVE,
     "distill.eval_games": NON_NEGATIVE,
     "distill.eval_simulations": POSITIVE,
+    "improve.positions": Range(0, says="be 0 (no improvement phase) or a positive number of positions"),
+    "improve.chunk": Range(1, MAX_IMPROVEMENT_CHUNK),
+    "improve.temperature": POSITIVE,
+    "improve.epochs": POSITIVE,
+    "improve.learning_rate": POSITIVE,
+    "improve.minibatch_size": POSITIVE,
     "eval.every": POSITIVE,
     "eval.games": POSITIVE,
     "run.seed": Range(0, 2**63 - 1),
@@ -403,6 +426,7 @@ def _validate(config: TrainConfig) -> None:
     from agents import make_agent  # every pool agent and the teacher must be buildable for this game
 
     named = [(f"pool.baselines[{i}]", name) for i, name in enumerate(config.pool.baselines)]
+    named.append(("improve.opponent", config.improve.opponent or "random"))
     for key, spec in [*named, ("imitation.teacher", config.imitation.teacher or "random")]:
         try:
             make_agent(spec, game)

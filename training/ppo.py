@@ -24,6 +24,7 @@ evaluation, checkpoint), in the order they run.
 from __future__ import annotations
 
 import math
+import shutil
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -47,6 +48,7 @@ from training.config import ConfigError, TrainConfig, save_config
 from training.critic_inputs import critic_input_size, hidden_tiles
 from training.distill import distill_round
 from training.imitation import imitate
+from training.improvement import chunk_count, improvement_chunks, improvement_seed
 from training.logger import MetricsLogger
 from training.pool import SELF, OpponentPool
 
@@ -357,6 +359,7 @@ def setup_run(config: TrainConfig, run_dir: Path, resume: bool) -> tuple[Trainin
     logger = MetricsLogger(run_dir, keep_until=run.progress.env_steps if resume else -1)
     if resume:
         logger.note(resumed)
+        shutil.rmtree(run_dir / ckpt.IMPROVED_DIR, ignore_errors=True)  # the policy it improved trains on
     run.started = time.perf_counter()
     if config.run.time_limit_minutes > 0:
         run.deadline = run.started + 60 * config.run.time_limit_minutes - run.progress.seconds
@@ -557,8 +560,33 @@ def save_checkpoint(run: TrainingRun) -> Path:
     return folder
 
 
+def improvement_phase(run: TrainingRun, logger: MetricsLogger) -> Path:
+    """After PPO, ``improve.positions`` of improvement steps over the policy
+    (training/improvement.py), each chunk's figures logged at the run's last step and the
+    strength checked again at the end. Returns the improved policy's folder: its weights and
+    config, no training state (a run resumed to train longer runs the phase again at its end)."""
+    config, steps = run.config, run.progress.env_steps
+    settings = config.improve
+    chunks = improvement_chunks(
+        run.game, run.network, settings, improvement_seed(config.run.seed), run.device,
+        max_grad_norm=config.ppo.max_grad_norm,
+    )  # fmt: skip
+    for stats in tqdm(chunks, total=chunk_count(settings), desc="improvement", unit="chunk"):
+        logger.log(steps, {f"improve/{key}": value for key, value in stats.items()})
+    strength = evaluate(run)
+    logger.log(steps, strength)
+    tqdm.write(
+        "after the improvement phase: " + ", ".join(f"{k.removeprefix('eval/')} {v:.2f}" for k, v in strength.items())
+    )
+    folder = run.run_dir / ckpt.IMPROVED_DIR
+    ckpt.save_model(folder, run.network, run.game)
+    save_config(config, folder / ckpt.CONFIG_FILE)
+    return folder
+
+
 def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
-    """Train the configured policy into ``run_dir``; returns the last checkpoint's folder."""
+    """Train the configured policy into ``run_dir``; returns the folder of the policy it ends
+    with (the last checkpoint's, or the improvement phase's)."""
     run, logger = setup_run(config, run_dir, resume)
     if config.imitation.teacher and not resume and not config.run.init_from:
         head_start(run, logger)
@@ -606,6 +634,8 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
             | {k.removeprefix("eval/"): f"{v:.2f}" for k, v in strength.items()}
         )
     bar.close()
+    if config.improve.positions:
+        folder = improvement_phase(run, logger)
     logger.plot()
     logger.close()
     return folder

@@ -1,0 +1,113 @@
+"""The improvement phase after PPO (training/improvement.py): checked config keys, a run left as
+it was when the phase is off, the improved policy as the run's final one when it is on, the same
+result under a seed and after a resume, and chunk labels from the policy as fitted so far."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+import torch
+
+from agents.network import network_for
+from arena.cli import main as cli_main
+from arena.ship import EVALUATION_SEED, training_seeds
+from domino_env import make_game
+from tests.test_training_resume import BATCH, metrics, new_run
+from training import checkpoint as ckpt
+from training import improvement
+from training.config import ConfigError, ImprovementConfig, build_config
+
+GAME = make_game("draw", num_players=2)
+PHASE = ["improve.positions=48", "improve.chunk=24", "improve.opponent=heuristic", "improve.minibatch_size=16"]
+
+
+def weights_at(path: Path) -> dict[str, torch.Tensor]:
+    return ckpt.load_network(path, GAME).state_dict()
+
+
+def same(a: dict[str, torch.Tensor], b: dict[str, torch.Tensor]) -> bool:
+    return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_improve_keys_are_checked() -> None:
+    assert build_config({}).improve.positions == 0  # off unless asked
+    config = build_config({}, ["improve.positions=5000", "improve.opponent=heuristic", "improve.temperature=0.1"])
+    assert (config.improve.positions, config.improve.opponent, config.improve.temperature) == (5000, "heuristic", 0.1)
+    for override, message in (
+        ("improve.positions=-1", r"improve\.positions must be 0 \(no improvement phase\)"),
+        ("improve.chunk=0", r"improve\.chunk must lie in \[1, 2000000\]"),
+        ("improve.chunk=3000000", r"improve\.chunk must lie in \[1, 2000000\]"),
+        ("improve.temperature=0", r"improve\.temperature must be positive"),
+        ("improve.opponent=nobody", r"improve\.opponent: .*nobody"),
+        ("improve.temprature=1", r"unknown config key improve\.temprature; did you mean improve\.temperature\?"),
+    ):
+        with pytest.raises(ConfigError, match=message):
+            build_config({}, [override])
+
+
+def test_off_the_run_is_as_it_was_and_on_it_ends_with_the_improved_policy(tmp_path: Path) -> None:
+    plain = new_run(tmp_path, f"ppo.total_env_steps={2 * BATCH}", name="plain")
+    off = new_run(tmp_path, f"ppo.total_env_steps={2 * BATCH}", "improve.positions=0", *PHASE[1:], name="off")
+    assert same(weights_at(plain), weights_at(off))
+    assert not (off / ckpt.IMPROVED_DIR).exists()
+
+    on = new_run(tmp_path, f"ppo.total_env_steps={2 * BATCH}", *PHASE, name="on")
+    assert ckpt.model_path(on) == on / ckpt.IMPROVED_DIR / ckpt.MODEL_FILE  # what evaluate and ship read
+    last = ckpt.latest_checkpoint(on)
+    assert same(weights_at(last), weights_at(plain))  # PPO's part of the run is untouched
+    assert not same(weights_at(on), weights_at(plain))
+    rows = metrics(on)
+    chunks = [row for row in rows if row.get("improve/chunk")]
+    assert [float(row["improve/chunk"]) for row in chunks] == [1.0, 2.0]
+    assert 30 <= float(chunks[-1]["improve/positions"]) <= 80  # about 48: whole episodes
+    assert rows[-1]["eval/vs_random"] and rows[-1]["env_steps"] == chunks[-1]["env_steps"]
+
+    again = new_run(tmp_path, f"ppo.total_env_steps={2 * BATCH}", *PHASE, name="again")
+    assert same(weights_at(on), weights_at(again))  # the same seed labels and fits the same
+
+
+def test_a_resumed_run_improves_again_and_ends_where_the_uninterrupted_one_does(tmp_path: Path) -> None:
+    whole = new_run(tmp_path, f"ppo.total_env_steps={2 * BATCH}", *PHASE, name="whole")
+    parted = new_run(tmp_path, f"ppo.total_env_steps={BATCH}", *PHASE, name="parted")
+    stale = weights_at(parted)
+    cli_main(["train", "--resume", str(parted), f"ppo.total_env_steps={2 * BATCH}"])
+    assert ckpt.latest_checkpoint(parted).name == "update_000002"
+    assert not same(weights_at(parted), stale)
+    assert same(weights_at(whole), weights_at(parted))
+
+
+def test_each_chunk_is_labelled_by_the_policy_as_fitted_so_far_unless_frozen(monkeypatch) -> None:
+    labellers: list[dict[str, torch.Tensor]] = []
+    real = improvement.label_positions
+
+    def spy(game, network, *args, **kwargs):
+        labellers.append(copy.deepcopy(network.state_dict()))
+        return real(game, network, *args, **kwargs)
+
+    monkeypatch.setattr(improvement, "label_positions", spy)
+    settings = ImprovementConfig(positions=60, chunk=20, minibatch_size=16)
+    for iterate in (True, False):
+        labellers.clear()
+        torch.manual_seed(0)
+        network = network_for(GAME, [32])
+        start = copy.deepcopy(network.state_dict())
+        fitted = []
+        for stats in improvement.improvement_chunks(GAME, network, settings, 3, torch.device("cpu"), iterate):
+            fitted.append(copy.deepcopy(network.state_dict()))
+            assert stats["loss"] > 0
+        assert len(labellers) == len(fitted) == 3
+        assert same(labellers[0], start)
+        if iterate:
+            assert all(same(labellers[k + 1], fitted[k]) for k in range(2))
+        else:
+            assert all(same(labeller, start) for labeller in labellers)
+        assert not same(fitted[-1], start)
+
+
+def test_the_phase_trains_on_deals_of_its_own() -> None:
+    config = build_config({}, ["improve.positions=2500000", "improve.chunk=1000000", "run.seed=4"])
+    seeds = training_seeds(config)
+    chunks = {improvement.chunk_seed(improvement.improvement_seed(4), k) for k in range(3)}
+    assert chunks <= seeds and len(seeds) == 4 and EVALUATION_SEED not in seeds

@@ -1,0 +1,82 @@
+"""A recipe's last phase: improvement steps over the policy PPO trained, chunk after chunk.
+
+After self-play, the policy reaches ``improve.positions`` unforced positions, ``improve.chunk``
+at a time. Every legal move of each is played out from the real state (training/action_values.py)
+and the policy is fitted to ``log prior + values / temperature``. Each chunk is labelled by the
+policy as the chunks before left it: approximate policy iteration, one KL-regularized step a
+chunk. With ``improve.opponent`` (the heuristic), the positions are the policy's turns in games
+against a table of it, and the rollouts play on against it. The step then moves towards a best
+response to that table, from the positions its games reach.
+
+PPO improves the policy against its pool from sampled episodes; a step here values every move
+of a position from the same hidden tiles and draws, so it sees differences between moves that
+episodes average away. In the Draw partnership four chunks against the heuristic's table gain
+about a point there (docs/self_play.md, "Every move played out from the real position").
+``improve.positions = 0`` (the default) skips the phase.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Iterator
+
+import torch
+
+from agents import make_agent
+from agents.network import PolicyNetwork
+from domino_env.game import Game
+from training.action_values import fit_improvement, label_positions
+from training.config import ImprovementConfig
+
+CHUNK_SEED = 4_000_037  # chunk k's deals come from seed + k * CHUNK_SEED
+MAX_ROLLOUT_ENVS = 1024  # games recorded together for a chunk's positions
+
+
+def chunk_seed(seed: int, chunk: int) -> int:
+    """The seed of chunk ``chunk``'s deals (and its fit's minibatch order)."""
+    return seed + chunk * CHUNK_SEED
+
+
+def chunk_count(settings: ImprovementConfig) -> int:
+    """How many chunks the phase labels: ``positions`` in chunks of ``chunk``, the last one
+    smaller. Each chunk records about its size (whole episodes: a few more or fewer)."""
+    return math.ceil(settings.positions / settings.chunk)
+
+
+def improvement_seed(run_seed: int) -> int:
+    """The seed the phase of a run seeded ``run_seed`` starts from: apart from self-play's,
+    imitation's and distillation's deals."""
+    return run_seed + 7_000_001
+
+
+def improvement_chunks(
+    game: Game,
+    network: PolicyNetwork,
+    settings: ImprovementConfig,
+    seed: int,
+    device: torch.device,
+    iterate: bool = True,
+    max_grad_norm: float = 0.5,
+) -> Iterator[dict[str, float]]:
+    """Fit ``network`` in place, chunk by chunk, as ``settings`` says; after each chunk, yields
+    its figures (``positions`` so far, the fit's ``loss``). The labelling policy is ``network``
+    as fitted so far, or with ``iterate`` False the policy as it was at the start (one step
+    over it, its values averaged over every chunk)."""
+    opponent = make_agent(settings.opponent, game, seed=seed) if settings.opponent else None
+    optimizer = torch.optim.Adam(network.parameters(), lr=settings.learning_rate, eps=1e-5)
+    start = None if iterate else copy.deepcopy(network).eval()
+    labelled = 0
+    for chunk in range(chunk_count(settings)):
+        size = min(settings.chunk, settings.positions - chunk * settings.chunk)
+        seed_k = chunk_seed(seed, chunk)
+        num_envs = max(1, min(MAX_ROLLOUT_ENVS, size // 16))
+        labeller = network if start is None else start
+        data = label_positions(game, labeller, size, num_envs, seed_k, opponent=opponent)
+        stats = fit_improvement(
+            network, optimizer, data, settings.temperature, settings.epochs, settings.minibatch_size,
+            torch.Generator().manual_seed(seed_k), device, max_grad_norm,
+        )  # fmt: skip
+        network.eval()
+        labelled += len(data)
+        yield {"positions": float(labelled), "loss": stats["loss"], "chunk": float(chunk + 1)}
