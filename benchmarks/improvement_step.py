@@ -43,9 +43,8 @@ from agents.tournament import against_table
 from arena.ship import EVALUATION_SEED, ladder_search_agent
 from benchmarks import policy_or_exit
 from training import checkpoint as ckpt
-from training.action_values import fit_improvement, label_positions
-
-CHUNK_SEED = 4_000_037  # chunk k's deals come from seed + k * CHUNK_SEED: apart from the evaluation's
+from training.config import ImprovementConfig
+from training.improvement import improvement_chunks
 
 
 def positive_float(text: str) -> float:
@@ -85,16 +84,16 @@ def main(argv: list[str] | None = None) -> None:
     torch.set_num_threads(1)
     numba.set_num_threads(1)  # one heavy job per core
     _, game, start = policy_or_exit(args.policy)
-    opponent = None
-    if args.opponent:
+    if args.opponent:  # refused before any work
         try:
-            opponent = make_agent(args.opponent, game, seed=args.seed)
+            make_agent(args.opponent, game)
         except ValueError as error:
             raise SystemExit(f"error: --opponent: {error}") from None
     network = copy.deepcopy(start)
-    labeller = start
-    optimizer = torch.optim.Adam(network.parameters(), lr=args.learning_rate, eps=1e-5)
-    device = torch.device("cpu")
+    settings = ImprovementConfig(
+        positions=args.positions, chunk=args.chunk, opponent=args.opponent or "", temperature=args.temperature,
+        epochs=args.epochs, learning_rate=args.learning_rate, minibatch_size=args.minibatch_size,
+    )  # fmt: skip
     columns = [] if not args.heuristic_games else ["heuristic"]
     columns += args.against if args.games else []
     names = [name if name == "heuristic" else ladder_search_agent(name, game).name for name in columns]
@@ -117,21 +116,12 @@ def main(argv: list[str] | None = None) -> None:
 
     if not args.skip_start:
         row("as it was", start, "| ")
-    started, loss, labelled, chunk = time.perf_counter(), math.nan, 0, 0
-    while labelled < args.positions:
-        size = min(args.chunk, args.positions - labelled)
-        seed = args.seed + chunk * CHUNK_SEED
-        num_envs = max(1, min(1024, size // 16))
-        data = label_positions(game, labeller, size, num_envs, seed, opponent=opponent)
-        generator = torch.Generator().manual_seed(seed)
-        stats = fit_improvement(
-            network, optimizer, data, args.temperature, args.epochs, args.minibatch_size, generator, device, 0.5
-        )
-        loss, labelled, chunk = stats["loss"], labelled + len(data), chunk + 1
-        print(f"chunk {chunk}: {labelled:,} positions, loss {loss:.4f} ({time.perf_counter() - started:.0f} s)",
+    started, loss, labelled = time.perf_counter(), math.nan, 0
+    for stats in improvement_chunks(game, network, settings, args.seed, torch.device("cpu"), iterate=args.iterate):
+        loss, labelled = stats["loss"], int(stats["positions"])
+        seconds = time.perf_counter() - started
+        print(f"chunk {stats['chunk']:.0f}: {labelled:,} positions, loss {loss:.4f} ({seconds:.0f} s)",
               file=sys.stderr, flush=True)  # fmt: skip
-        if args.iterate:
-            labeller = network
     seconds = time.perf_counter() - started
     if args.save:
         ckpt.save_model(Path(args.save), network, game)
