@@ -41,6 +41,7 @@ from domino_env.game import Game
 from training import checkpoint as ckpt
 from training.config import ConfigError, TrainConfig, load_config
 from training.imitation import round_seed
+from training.improvement import chunk_count, chunk_seed, improvement_seed
 from training.ppo import train
 
 EVALUATION_SEED = 12345
@@ -54,10 +55,12 @@ SEARCH_BUDGETS = {"draw": 1000, "block": 2000, "hungarian": 2000, "mexican_train
 
 
 def training_seeds(config: TrainConfig) -> set[int]:
-    """Every seed whose deals the run played: the self-play games' and each imitation round's."""
+    """Every seed whose deals the run played: the self-play games', each imitation round's and
+    each chunk's of the improvement phase."""
     seeds = {config.run.seed}
     if config.imitation.teacher:
         seeds |= {round_seed(config.run.seed, r) for r in range(config.imitation.rounds)}
+    seeds |= {chunk_seed(improvement_seed(config.run.seed), k) for k in range(chunk_count(config.improve))}
     return seeds
 
 
@@ -116,6 +119,9 @@ def ship(config_path: Path, games: int, search_games: int, runs_dir: str) -> Pat
             float(next((r["imitation/env_steps"] for r in rows if r.get("imitation/env_steps")), 0))
         ),
         "teacher": config.imitation.teacher,
+        "improvement_positions": int(
+            float(next((r["improve/positions"] for r in reversed(rows) if r.get("improve/positions")), 0))
+        ),
     }
     write_evaluation(target, training, games, search_games)
     print(f"shipped {target} in {minutes:.1f} minutes of training")
@@ -134,11 +140,13 @@ def write_evaluation(target: Path, training: dict, games: int, search_games: int
     policy = PolicyAgent(ckpt.load_network(target, game), name=name)
     table, figures = evaluate_policy(game, policy, games, search_games, EVALUATION_SEED)
     teacher = f", after imitating the {training['teacher']}" if training["teacher"] else ""
+    improved = training.get("improvement_positions", 0)
+    then = f", then {improved:,} positions of improvement steps" if improved else ""
     report = (
         f"# {name}\n\n"
         f"Trained by `python -m arena.ship configs/{name}.yaml` in {training['minutes']:.1f} minutes{teacher} "
         f"({training['env_steps']:,} self-play environment steps and {training['imitation_env_steps']:,} "
-        f"imitation steps) on 2 CPU cores.\n\n"
+        f"imitation steps{then}) on 2 CPU cores.\n\n"
         f"Evaluated on seed {EVALUATION_SEED} (deals the training never played), seats rotated; "
         f"`python -m arena evaluate {name} {' '.join(FAIR_AGENTS)} --against {' '.join(FAIR_AGENTS)} "
         f"--games {games} --seed {EVALUATION_SEED}` gives the first rows:\n\n{table}\n"
@@ -165,6 +173,7 @@ def reevaluate(name: str, games: int, search_games: int) -> None:
         raise ValueError(f"no shipped agent {name!r}; shipped: {', '.join(ckpt.pretrained_names())}")
     summary = json.loads(path.read_text())
     training = {key: summary[key] for key in ("config", "minutes", "env_steps", "imitation_env_steps", "teacher")}
+    training["improvement_positions"] = summary.get("improvement_positions", 0)
     kept = {k: v for k, v in summary["results"].items() if k in SEARCH_AGENTS} if search_games == 0 else {}
     write_evaluation(target, training, games, search_games, kept)
 
