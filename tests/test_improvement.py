@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
 
 from agents.network import network_for
 from arena.cli import main as cli_main
@@ -62,7 +63,7 @@ def test_off_the_run_is_as_it_was_and_on_it_ends_with_the_improved_policy(tmp_pa
     chunks = [row for row in rows if row.get("improve/chunk")]
     assert [float(row["improve/chunk"]) for row in chunks] == [1.0, 2.0]
     assert 30 <= float(chunks[-1]["improve/positions"]) <= 80  # about 48: whole episodes
-    assert rows[-1]["eval/vs_random"] and rows[-1]["env_steps"] == chunks[-1]["env_steps"]
+    assert rows[-1]["improve/vs_random"] and rows[-1]["env_steps"] == chunks[-1]["env_steps"]  # checked again
 
     again = new_run(tmp_path, f"ppo.total_env_steps={2 * BATCH}", *PHASE, name="again")
     assert same(weights_at(on), weights_at(again))  # the same seed labels and fits the same
@@ -76,6 +77,15 @@ def test_a_resumed_run_improves_again_and_ends_where_the_uninterrupted_one_does(
     assert ckpt.latest_checkpoint(parted).name == "update_000002"
     assert not same(weights_at(parted), stale)
     assert same(weights_at(whole), weights_at(parted))
+    phase = [[row["env_steps"] for row in metrics(run) if row.get("improve/chunk")] for run in (whole, parted)]
+    assert phase[0] == phase[1] and len(phase[1]) == 2  # the first part's phase left the metrics with it
+    tags = [  # and the TensorBoard scalars
+        value.tag
+        for path in sorted((parted / "tensorboard").glob("events.out.tfevents.*"))
+        for event in EventFileLoader(str(path)).Load()
+        for value in event.summary.value
+    ]
+    assert tags.count("improve/chunk") == 2
 
 
 def test_each_chunk_is_labelled_by_the_policy_as_fitted_so_far_unless_frozen(monkeypatch) -> None:

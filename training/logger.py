@@ -19,6 +19,7 @@ CURVE_FILE = "learning_curve.png"
 METRICS_FILE = "metrics.csv"
 TENSORBOARD_DIR = "tensorboard"
 RUN_LOG = "run.log"
+END_PHASE = "improve/"  # the scalars of the phase after PPO, logged at its last step
 
 
 class MetricsLogger:
@@ -27,7 +28,9 @@ class MetricsLogger:
     A resumed run continues the same files from its checkpoint: what was logged after the
     checkpoint's step (``keep_until``) by the process that died is dropped first, from the CSV and
     from the TensorBoard event files alike, so every update appears once. A new run
-    (``keep_until=-1``) drops whatever an earlier attempt left in its folder.
+    (``keep_until=-1``) drops whatever an earlier attempt left in its folder. The phase after
+    PPO (:data:`END_PHASE` scalars, at the last update's step) is dropped on a resume whatever
+    its step: the resumed run trains on from before it and runs it again at its own end.
     """
 
     def __init__(self, run_dir: Path, keep_until: int = -1) -> None:
@@ -44,7 +47,13 @@ class MetricsLogger:
     def _keep_rows_until(self, step: int) -> None:
         with self.csv_path.open() as handle:
             rows = list(csv.DictReader(handle))
-        kept = [row for row in rows if None not in row.values() and float(row["env_steps"]) <= step]  # None: cut short
+        kept = [
+            row
+            for row in rows
+            if None not in row.values()  # None: cut short
+            and float(row["env_steps"]) <= step
+            and not any(value for key, value in row.items() if key.startswith(END_PHASE))
+        ]
         if not kept:
             self.csv_path.unlink()
             self.fields = None
@@ -90,10 +99,20 @@ class MetricsLogger:
         with self.csv_path.open() as handle:
             rows = list(csv.DictReader(handle))
         figure, (top, bottom) = plt.subplots(2, 1, figsize=(8, 7), sharex=True)
+        colors: dict[str, str] = {}  # each baseline's line, for its point after the improvement phase
         for key in [k for k in (self.fields or []) if k.startswith("eval/")]:
             points = [(float(r["env_steps"]), float(r[key])) for r in rows if r.get(key)]
             if points:
-                top.plot(*zip(*points, strict=True), marker="o", label=key.removeprefix("eval/"))
+                (line,) = top.plot(*zip(*points, strict=True), marker="o", label=key.removeprefix("eval/"))
+                colors[key.removeprefix("eval/")] = line.get_color()
+        for key in [k for k in (self.fields or []) if k.startswith(END_PHASE + "vs_")]:
+            points = [(float(r["env_steps"]), float(r[key])) for r in rows if r.get(key)]
+            if points:
+                name = key.removeprefix(END_PHASE)
+                top.plot(
+                    *zip(*points, strict=True), marker="*", markersize=14, linestyle="", color=colors.get(name),
+                    label=f"{name} after the improvement phase",
+                )  # fmt: skip
         top.set_ylabel("win rate of the policy")
         top.legend(loc="lower right")
         top.grid(alpha=0.3)
@@ -117,10 +136,16 @@ class MetricsLogger:
 
 def drop_events_after(folder: Path, step: int) -> None:
     """Rewrite the TensorBoard event files in ``folder`` without the scalars of steps after
-    ``step``. (TensorBoard's own purge marker hides them only from readers that honour it.)"""
+    ``step`` and those of the phase after PPO. (TensorBoard's own purge marker hides them only
+    from readers that honour it.)"""
     for path in sorted(folder.glob("events.out.tfevents.*")):
         events = list(EventFileLoader(str(path)).Load())  # a record cut short by a kill is left out
-        kept = [event for event in events if not (event.HasField("summary") and event.step > step)]
+        kept = [
+            event
+            for event in events
+            if not event.HasField("summary")
+            or (event.step <= step and not any(value.tag.startswith(END_PHASE) for value in event.summary.value))
+        ]
         if len(kept) == len(events):
             continue
         part = folder / "rewriting.part"  # no "tfevents" in the name: TensorBoard ignores it meanwhile

@@ -49,7 +49,7 @@ from training.critic_inputs import critic_input_size, hidden_tiles
 from training.distill import distill_round
 from training.imitation import imitate
 from training.improvement import chunk_count, improvement_chunks, improvement_seed
-from training.logger import MetricsLogger
+from training.logger import END_PHASE, MetricsLogger
 from training.pool import SELF, OpponentPool
 
 
@@ -572,11 +572,11 @@ def improvement_phase(run: TrainingRun, logger: MetricsLogger) -> Path:
         max_grad_norm=config.ppo.max_grad_norm,
     )  # fmt: skip
     for stats in tqdm(chunks, total=chunk_count(settings), desc="improvement", unit="chunk"):
-        logger.log(steps, {f"improve/{key}": value for key, value in stats.items()})
-    strength = evaluate(run)
+        logger.log(steps, {f"{END_PHASE}{key}": value for key, value in stats.items()})
+    strength = {f"{END_PHASE}{key.removeprefix('eval/')}": value for key, value in evaluate(run).items()}
     logger.log(steps, strength)
     tqdm.write(
-        "after the improvement phase: " + ", ".join(f"{k.removeprefix('eval/')} {v:.2f}" for k, v in strength.items())
+        "after the improvement phase: " + ", ".join(f"{k.removeprefix(END_PHASE)} {v:.2f}" for k, v in strength.items())
     )
     folder = run.run_dir / ckpt.IMPROVED_DIR
     ckpt.save_model(folder, run.network, run.game)
