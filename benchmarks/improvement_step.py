@@ -3,7 +3,7 @@
 policy as it was.
 
     .venv/bin/python -m benchmarks.improvement_step draw_2p [--positions 2000000] [--chunk 1000000]
-        [--temperature 0.3] [--epochs 1] [--iterate] [--opponent heuristic] [--games 2000]
+        [--temperature 0.05] [--epochs 2] [--iterate] [--opponent heuristic] [--games 2000]
         [--against pimc ismcts] [--heuristic-games 16000] [--save DIR]
 
 The policy (a shipped one or a checkpoint) reaches ``--positions`` unforced positions playing
@@ -46,6 +46,8 @@ from training import checkpoint as ckpt
 from training.config import ImprovementConfig
 from training.improvement import improvement_chunks
 
+DEFAULTS = ImprovementConfig()  # the settings a config's improve: section starts from
+
 
 def positive_float(text: str) -> float:
     try:
@@ -67,13 +69,13 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("policy", help="a shipped policy (draw_2p) or a checkpoint")
     parser.add_argument("--positions", type=positive_int, default=2_000_000)
-    parser.add_argument("--chunk", type=positive_int, default=1_000_000, help="positions labelled and fitted at once")
-    parser.add_argument("--temperature", type=positive_float, default=0.3)
+    parser.add_argument("--chunk", type=positive_int, default=DEFAULTS.chunk, help="positions fitted at once")
+    parser.add_argument("--temperature", type=positive_float, default=DEFAULTS.temperature)
     parser.add_argument("--iterate", action="store_true", help="label each chunk with the policy fitted so far")
     parser.add_argument("--opponent", help="an agent (heuristic) playing the other seats of every rollout")
-    parser.add_argument("--epochs", type=positive_int, default=1, help="passes over each chunk")
-    parser.add_argument("--learning-rate", type=positive_float, default=3e-4)
-    parser.add_argument("--minibatch-size", type=positive_int, default=1024)
+    parser.add_argument("--epochs", type=positive_int, default=DEFAULTS.epochs, help="passes over each chunk")
+    parser.add_argument("--learning-rate", type=positive_float, default=DEFAULTS.learning_rate)
+    parser.add_argument("--minibatch-size", type=positive_int, default=DEFAULTS.minibatch_size)
     parser.add_argument("--games", type=int, default=2000, help="games against each search agent (0: none)")
     parser.add_argument("--against", nargs="+", default=["pimc", "ismcts"], choices=["pimc", "ismcts"])
     parser.add_argument("--heuristic-games", type=int, default=16_000)
