@@ -42,9 +42,11 @@ from training import checkpoint as ckpt
 from training.config import ConfigError, TrainConfig, load_config
 from training.imitation import round_seed
 from training.improvement import chunk_count, chunk_seed, improvement_seed
+from training.logger import END_PHASE
 from training.ppo import train
 
 EVALUATION_SEED = 12345
+PHASE_POSITIONS = f"{END_PHASE}positions"  # the metrics column of the improvement phase's positions so far
 FAIR_AGENTS = ["random", "greedy", "heuristic"]  # every shipped policy must beat each of these
 SEARCH_AGENTS = ["pimc", "ismcts"]  # rows measured with --search-games
 SUMMARY_FILE = "summary.json"
@@ -120,7 +122,7 @@ def ship(config_path: Path, games: int, search_games: int, runs_dir: str) -> Pat
         ),
         "teacher": config.imitation.teacher,
         "improvement_positions": int(
-            float(next((r["improve/positions"] for r in reversed(rows) if r.get("improve/positions")), 0))
+            float(next((r[PHASE_POSITIONS] for r in reversed(rows) if r.get(PHASE_POSITIONS)), 0))
         ),
     }
     write_evaluation(target, training, games, search_games)
