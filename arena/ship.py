@@ -40,10 +40,11 @@ from domino_env import make_game
 from domino_env.game import Game
 from training import checkpoint as ckpt
 from training.config import ConfigError, TrainConfig, load_config
+from training.distill import round_seed as distill_round_seed
 from training.imitation import round_seed
 from training.improvement import chunk_count, chunk_seed, improvement_seed
 from training.logger import END_PHASE
-from training.ppo import train
+from training.ppo import train, update_count
 
 EVALUATION_SEED = 12345
 PHASE_POSITIONS = f"{END_PHASE}positions"  # the metrics column of the improvement phase's positions so far
@@ -57,11 +58,14 @@ SEARCH_BUDGETS = {"draw": 1000, "block": 2000, "hungarian": 2000, "mexican_train
 
 
 def training_seeds(config: TrainConfig) -> set[int]:
-    """Every seed whose deals the run played: the self-play games', each imitation round's and
-    each chunk's of the improvement phase."""
+    """Every seed whose deals the run played: the self-play games', each imitation round's,
+    each distillation round's and each chunk's of the improvement phase."""
     seeds = {config.run.seed}
     if config.imitation.teacher:
         seeds |= {round_seed(config.run.seed, r) for r in range(config.imitation.rounds)}
+    if config.distill.every:
+        updates = range(config.distill.every, update_count(config) + 1, config.distill.every)
+        seeds |= {distill_round_seed(config.run.seed, u) for u in updates}
     seeds |= {chunk_seed(improvement_seed(config.run.seed), k) for k in range(chunk_count(config.improve))}
     return seeds
 

@@ -5,6 +5,7 @@ keys, and resumes that go on exactly."""
 from __future__ import annotations
 
 import csv
+import inspect
 from pathlib import Path
 
 import numpy as np
@@ -14,11 +15,13 @@ import torch
 from agents.network import PolicyNetwork
 from agents.policy_search import PolicySearchAgent
 from arena.cli import main as cli_main
+from arena.ship import EVALUATION_SEED, training_seeds
 from domino_env import make_game
 from tests.test_policy_search import positions, untrained
 from tests.test_training_resume import new_run
 from training import checkpoint as ckpt
-from training.config import ConfigError, DistillConfig, build_config
+from training import distill
+from training.config import ConfigError, DistillConfig, build_config, load_config
 from training.distill import cross_entropy as distill_cross_entropy
 from training.distill import fit_targets, label_positions, soft_targets
 
@@ -176,3 +179,19 @@ def test_a_resumed_run_with_distillation_ends_where_the_uninterrupted_one_does(t
     with (whole / "metrics.csv").open() as handle:
         rows = list(csv.DictReader(handle))
     assert all(0.0 <= float(row[f"eval/vs_{name}"]) <= 1.0 for row in rows for name in ("pimc", "ismcts"))
+
+
+def test_every_rounds_deals_are_among_the_seeds_the_evaluation_must_avoid(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dealt: list[int] = []
+    record = distill.record_decisions
+
+    def spy(*args, **kwargs):
+        dealt.append(inspect.signature(record).bind(*args, **kwargs).arguments["seed"])
+        return record(*args, **kwargs)
+
+    monkeypatch.setattr(distill, "record_decisions", spy)
+    run = new_run(tmp_path, f"ppo.total_env_steps={3 * BATCH}", *DISTILL)
+    seeds = training_seeds(load_config(run / ckpt.CONFIG_FILE))
+    assert len(set(dealt)) == 3 and set(dealt) <= seeds and EVALUATION_SEED not in seeds

@@ -240,7 +240,12 @@ class TrainingRun:
 
     @property
     def num_updates(self) -> int:
-        return max(1, self.config.ppo.total_env_steps // self.batch_size)
+        return update_count(self.config)
+
+
+def update_count(config: TrainConfig) -> int:
+    """The PPO updates ``config`` asks for: its steps in batches of every game's rollout."""
+    return max(1, config.ppo.total_env_steps // (config.ppo.num_envs * config.ppo.rollout_steps))
 
 
 def network_shape(config: TrainConfig, game: Game) -> tuple[Game, list[int], int, str]:
