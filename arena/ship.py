@@ -39,8 +39,8 @@ from arena.matchup import matchup_table
 from domino_env import make_game
 from domino_env.game import Game
 from training import checkpoint as ckpt
+from training import distill
 from training.config import ConfigError, TrainConfig, load_config
-from training.distill import round_seed as distill_round_seed
 from training.imitation import round_seed
 from training.improvement import chunk_count, chunk_seed, improvement_seed
 from training.logger import END_PHASE
@@ -63,9 +63,7 @@ def training_seeds(config: TrainConfig) -> set[int]:
     seeds = {config.run.seed}
     if config.imitation.teacher:
         seeds |= {round_seed(config.run.seed, r) for r in range(config.imitation.rounds)}
-    if config.distill.every:
-        updates = range(config.distill.every, update_count(config) + 1, config.distill.every)
-        seeds |= {distill_round_seed(config.run.seed, u) for u in updates}
+    seeds |= distill.deal_seeds(config, update_count(config))
     seeds |= {chunk_seed(improvement_seed(config.run.seed), k) for k in range(chunk_count(config.improve))}
     return seeds
 

@@ -209,6 +209,15 @@ def round_seed(run_seed: int, update: int) -> int:
     return run_seed + 1_000_003 * update + 17
 
 
+def deal_seeds(config: TrainConfig, num_updates: int) -> set[int]:
+    """The seeds of the deals every round of a run of ``num_updates`` updates plays: one after
+    each update that ``distill.every`` divides, as ``distill_round`` runs them."""
+    every = config.distill.every
+    if every == 0:
+        return set()
+    return {round_seed(config.run.seed, update) for update in range(every, num_updates + 1, every)}
+
+
 def distill_round(
     game: Game,
     network: PolicyNetwork,
