@@ -89,6 +89,20 @@ class Record(WinTally):
         return 1000.0 * self.seconds / self.moves if self.moves else 0.0
 
 
+def episode_winners(rewards: np.ndarray) -> np.ndarray:
+    """Which seats won each episode, from ``rewards`` (episodes x seats, each seat's total): those
+    with the table's highest reward, unless every seat has it (a hand nobody won).
+
+    In a single hand under ``reward="win"`` these are exactly the seats with a positive reward.
+    Under ``reward="points"`` a positive reward only means fewer pips than the table's average,
+    so a win is counted by the highest instead: the seat that went out, or had the fewest pips
+    when the hand blocked, and its partner."""
+    rewards = np.asarray(rewards, dtype=np.float64)
+    best = rewards.max(axis=-1, keepdims=True)
+    decided = rewards.min(axis=-1, keepdims=True) < best
+    return (rewards == best) & decided
+
+
 def wilson_interval(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
     """Wilson score interval of a binomial proportion."""
     if trials == 0:
@@ -218,7 +232,8 @@ def play_seated_states(game: Game, seated: list[Agent], episodes_per_slot: int, 
 
 def rotated_match(game: Game, agents: list[Agent], episodes: int, seed: int = 0, batch_size: int = 256) -> list[Record]:
     """Seat ``agents`` (one per seat) in every rotation over the same deals and total the
-    results per agent. An agent wins an episode when its episode reward is positive."""
+    results per agent. An agent wins an episode when its episode reward is the table's highest
+    (:func:`episode_winners`) and loses it when its reward is below that."""
     players = game.num_players
     if len(agents) != players:
         raise ValueError(f"{game.name} with {players} players needs {players} agents, got {len(agents)}")
@@ -231,11 +246,13 @@ def rotated_match(game: Game, agents: list[Agent], episodes: int, seed: int = 0,
         seated = [agents[(s + shift) % players] for s in range(players)]
         result = play(game, seated, per_slot, seed, batch_size)
         reward = result.reward
+        winners = episode_winners(reward)
+        losers = reward < reward.max(axis=1, keepdims=True)
         for s in range(players):
             record = records[(s + shift) % players]
             record.episodes += len(reward)
-            record.wins += int((reward[:, s] > 0).sum())
-            record.losses += int((reward[:, s] < 0).sum())
+            record.wins += int(winners[:, s].sum())
+            record.losses += int(losers[:, s].sum())
             record.reward += float(reward[:, s].sum())
             record.points += int(result.points[:, s].sum())
             record.hands += int(result.hands.sum())

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.base import Agent
-from agents.tournament import lineup, rotated_match
+from agents.tournament import episode_winners, lineup, rotated_match
 from arena.matchup import Matchup, matchup_table
 from domino_env.game import Game
 
@@ -137,9 +137,11 @@ def run_arena(
             )
         )
         owner = [index[a] if agent is policies[a] else index[b] for agent in seated]
-        for episode in rewards:  # every winning seat beats every losing seat another policy holds
-            for w in np.flatnonzero(episode > 0):
-                for loser in np.flatnonzero(episode < 0):
+        winners = episode_winners(rewards)
+        losers = rewards < rewards.max(axis=1, keepdims=True)
+        for won, lost in zip(winners, losers, strict=True):  # every winner beats every loser another policy holds
+            for w in np.flatnonzero(won):
+                for loser in np.flatnonzero(lost):
                     if owner[w] != owner[loser]:
                         beats[owner[w], owner[loser]] += 1
     return ArenaResult(matchups, bradley_terry(names, beats), game_label(game))

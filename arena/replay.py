@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.base import Agent
+from agents.tournament import episode_winners
 from arena.evaluation import changed_options, game_label, matchup_pairs
 from domino_env.game import Game
 from domino_env.games.core import PLAYING
@@ -83,11 +84,12 @@ class Replay:
         return totals
 
     def result(self) -> str:
-        """Who won, in words ("player_1 (greedy) wins"), as the arena counts a win: a positive
-        reward over the game."""
+        """Who won, in words ("player_1 (greedy) wins"), as the arena counts a win: the highest
+        reward over the game (:func:`~agents.tournament.episode_winners`)."""
         if not self.game.is_over(self.positions[-1].state, 0):
             return "the game did not end"
-        winners = [name for name, total in zip(self.seat_names, self.totals, strict=True) if total > 0]
+        won = episode_winners(np.array(self.totals))
+        winners = [name for name, winner in zip(self.seat_names, won, strict=True) if winner]
         if not winners:
             return "game over: no winner (a draw)"
         return f"game over: {' and '.join(winners)} {'wins' if len(winners) == 1 else 'win'}"

@@ -31,9 +31,7 @@ DOCS = (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")))
 TIMEOUT_S = 420  # the slowest example (RLlib: starting Ray, then one training iteration) takes ~1 minute
 NOT_RUN_MARK = re.compile(r"^<!--\s*not run:\s*(?P<why>.*?)\s*-->$")
 # (file, why) of every block marked not run; a new mark must be added here too.
-NOT_RUN: set[tuple[str, str]] = {
-    ("docs/self_play.md", "needs the two points-reward runs above, about 30 minutes of training"),
-}
+NOT_RUN: set[tuple[str, str]] = set()
 
 
 @dataclass(frozen=True)

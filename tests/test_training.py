@@ -10,6 +10,7 @@ import numba
 import numpy as np
 import pytest
 import torch
+from safetensors.torch import load_file, save_file
 
 import arena.evaluation as arena_module
 from agents import make_agent
@@ -232,6 +233,24 @@ def test_mismatched_or_damaged_checkpoints_are_refused(tmp_path: Path) -> None:
         ckpt.load_network(tmp_path / "bad", draw)
     with pytest.raises(ckpt.CheckpointError, match="no checkpoint"):
         ckpt.load_network(tmp_path / "missing", draw)
+
+
+def test_a_checkpoint_trained_on_the_points_reward_sits_at_a_table_that_counts_wins(tmp_path: Path) -> None:
+    """The reward changes neither the observation nor the actions, so it alone never refuses a
+    checkpoint; every other option still does, and so do options that are not a JSON mapping."""
+    points = make_game("hungarian", num_players=3, reward="points")
+    ckpt.save_model(tmp_path / "points", PolicyNetwork(points.observation_size, points.num_actions, [16]), points)
+    network = ckpt.load_network(tmp_path / "points", make_game("hungarian", num_players=3, reward="win"))
+    assert network.hidden_sizes == [16]
+    with pytest.raises(ckpt.CheckpointError, match="options"):
+        ckpt.load_network(tmp_path / "points", make_game("hungarian", num_players=3, reward="win", open_ends=2))
+    for options in ("[1, 2]", "{not json", '{"reward": "win"}'):
+        weights = load_file(tmp_path / "points" / ckpt.MODEL_FILE)
+        metadata = ckpt.read_metadata(tmp_path / "points") | {"options": options}
+        (tmp_path / "damaged").mkdir(exist_ok=True)
+        save_file(weights, tmp_path / "damaged" / ckpt.MODEL_FILE, metadata)
+        with pytest.raises(ckpt.CheckpointError, match="options"):
+            ckpt.load_network(tmp_path / "damaged", points)
 
 
 # ------------------------------------------------------------------------------------- arena

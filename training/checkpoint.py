@@ -145,8 +145,25 @@ def _clip(text: str, limit: int = 60) -> str:
     return repr(text) if len(text) <= limit else repr(text[:limit]) + "..."
 
 
+PAYOFF_OPTIONS = ("reward",)  # change what a seat is paid, never what it sees or may do
+
+
+def _played_options(text: str | None) -> dict[str, Any] | None:
+    """The options a checkpoint's metadata records, less those that only change the payoff: a
+    policy trained on ``reward="points"`` plays the same game as one trained on the win, so it
+    may sit at a table that counts wins. None where the text is not a JSON mapping."""
+    try:
+        options = json.loads(text) if isinstance(text, str) else None
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(options, dict):
+        return None
+    return {key: value for key, value in options.items() if key not in PAYOFF_OPTIONS}
+
+
 def load_network(path: str | Path, game: Game) -> PolicyNetwork:
-    """The network stored at ``path``, refusing one made for another game or configuration.
+    """The network stored at ``path``, refusing one made for another game or configuration
+    (the reward aside, which changes neither the observation nor the actions).
 
     Nothing is allocated before the file is known to fit: the metadata's sizes are bounded, and
     the tensors the file's header lists must be exactly those of the network the metadata
@@ -155,7 +172,12 @@ def load_network(path: str | Path, game: Game) -> PolicyNetwork:
     metadata = read_metadata(path)
     expected = describe_game(game)
     for key in ("variant", "options", "observation_size", "num_actions"):
-        if metadata.get(key) != expected[key]:
+        fits = (
+            _played_options(metadata.get(key)) == _played_options(expected[key])
+            if key == "options"
+            else metadata.get(key) == expected[key]
+        )
+        if not fits:
             raise CheckpointError(
                 f"checkpoint {path} was trained for {key}={_clip(str(metadata.get(key)))}, "
                 f"but this game has {key}={expected[key]!r}"
