@@ -332,8 +332,61 @@ def test_the_play_history_names_who_played_each_tile_and_when(name):
         assert listed == expected
         assert (state[0]["location"][list(listed)] == ON_TABLE).all()
         for observer in range(game.num_players):
-            features = history.features(np.array([observer])).reshape(game.num_tiles, game.num_players + 1)
+            features = history.features(np.array([observer]))[0, : history.who_size].reshape(game.num_tiles, -1)
             for t, (seat, _) in expected.items():
                 assert features[t, (seat - observer) % game.num_players] == 1.0
                 assert features[t, : game.num_players].sum() == 1.0
     assert plays > 5
+
+
+@pytest.mark.parametrize("name", ["draw_2p", "block_2p", "draw_4p_partners"])
+def test_the_play_history_names_the_tiles_each_seat_passed_over(name):
+    """In the line games, after random legal moves, :class:`PlayHistory` marks for each seat
+    exactly the tiles that were off the table and fitted an open end when that seat laid another
+    tile (a lead passes over nothing), and separately those heavier than the tile it laid; a
+    hand's end clears both. Features give each seat's marks counted from the observer."""
+    from training.belief import PlayHistory
+
+    game = game_of(name)
+    tiles, players = game.num_tiles, game.num_players
+    state = game.new_state(1)
+    game.seed(state, 0, 5)
+    game.start(state, 0)
+    history = PlayHistory(game, 1)
+    mask = np.zeros(game.num_actions, np.int8)
+    rng = np.random.default_rng(1)
+    passed = np.zeros((players, tiles), bool)
+    heavier = np.zeros((players, tiles), bool)
+    pips = TILE_LOW[:tiles].astype(int) + TILE_HIGH[:tiles]
+    hands, marked = 0, 0
+    while hands < 3:
+        game.legal_mask(state, 0, mask)
+        action = int(rng.choice(np.flatnonzero(mask)))
+        actor = game.current_seat(state, 0)
+        tile = int(game.action_tiles[action])
+        before = state["location"][:, :tiles].copy()
+        ends = state["ends"].copy()
+        status = game.step(state, 0, action)
+        history.update(before, state["location"][:, :tiles], np.array([status != 0]), ends)
+        if status != 0:
+            passed[:], heavier[:], hands = False, False, hands + 1
+            assert not history.passed_over.any() and not history.passed_heavier.any()
+            if game.is_over(state, 0):
+                game.start(state, 0)
+            continue
+        laid = tile >= 0 and state[0]["location"][tile] == ON_TABLE and before[0, tile] >= 0
+        if laid and (before[0] == ON_TABLE).any():
+            for t in range(tiles):
+                fits = {int(TILE_LOW[t]), int(TILE_HIGH[t])} & {int(ends[0, 0]), int(ends[0, 1])}
+                if t != tile and before[0, t] != ON_TABLE and fits:
+                    passed[actor, t] = True
+                    heavier[actor, t] |= bool(pips[t] > pips[tile])
+        np.testing.assert_array_equal(history.passed_over[0] > 0, passed)
+        np.testing.assert_array_equal(history.passed_heavier[0] > 0, heavier)
+        marked += int(passed.sum())
+        for observer in range(players):
+            features = history.features(np.array([observer]))[0, history.who_size :].reshape(2, players, tiles)
+            for k in range(players):
+                np.testing.assert_array_equal(features[0, k] > 0, passed[(observer + k) % players])
+                np.testing.assert_array_equal(features[1, k] > 0, heavier[(observer + k) % players])
+    assert marked > 0

@@ -30,6 +30,7 @@ from agents.simple import GreedyAgent, RandomAgent
 from domino_env import BatchedEnv
 from domino_env.game import Game
 from domino_env.games.core import ON_TABLE
+from domino_env.tiles import TILE_HIGH, TILE_LOW
 from training.critic_inputs import critic_input_size, hidden_tiles
 
 DRIVERS = ("heuristic", "greedy", "random")
@@ -52,35 +53,78 @@ class Positions:
 
 
 class PlayHistory:
-    """Who played each tile of the current hand, and at which move, in each game of a batch.
+    """Who played each tile of the current hand, at which move, and what each seat passed over,
+    in each game of a batch.
 
     Every seat saw those plays, but the observation keeps only where the tiles lie now, so the
-    belief model cannot read which seat gave up which number, or how early. The history is
-    followed from the engine's records between steps (a tile that left a hand for the table was
-    played by that hand's seat) and cleared when a hand ends."""
+    belief model cannot read which seat gave up which number, or how early. In the line games
+    (Draw, Block) it cannot read either which tiles a seat chose not to play: when a seat lays a
+    tile, every unseen tile that fitted an open end then was one it would have had the choice of,
+    had it held it, and a player that sheds heavy tiles first tells the table it holds none of the
+    heavier ones it passed over. The history is followed from the engine's records between steps
+    (a tile that left a hand for the table was played by that hand's seat) and cleared when a
+    hand ends."""
 
     MOVE_SCALE = 64.0  # more moves than a hand of any variant takes
+    LINE_GAMES = ("draw", "block")  # whose records hold the line's two open ``ends``
 
     def __init__(self, game: Game, num_envs: int) -> None:
         self.players, self.tiles = game.num_players, game.num_tiles
         self.played_by = np.full((num_envs, self.tiles), -1, np.int64)
         self.played_at = np.zeros((num_envs, self.tiles), np.float32)
         self.moves = np.zeros(num_envs, np.int64)
+        self.line_game = game.name in self.LINE_GAMES
+        # passed_over[g, seat, t]: t fitted an open end when ``seat`` laid another tile (1), a
+        # lighter one (2 in the heavier block); cleared with the hand
+        self.passed_over = np.zeros((num_envs, self.players, self.tiles), np.float32)
+        self.passed_heavier = np.zeros((num_envs, self.players, self.tiles), np.float32)
+        self.low = TILE_LOW[: self.tiles].astype(np.int64)
+        self.high = TILE_HIGH[: self.tiles].astype(np.int64)
 
-    def update(self, before: np.ndarray, after: np.ndarray, hand_over: np.ndarray) -> None:
+    @property
+    def who_size(self) -> int:
+        """Width of the who-and-when block that :meth:`features` starts with."""
+        return self.tiles * (self.players + 1)
+
+    def update(
+        self, before: np.ndarray, after: np.ndarray, hand_over: np.ndarray, ends: np.ndarray | None = None
+    ) -> None:
         """Record the plays between the ``location`` fields ``before`` and ``after`` a step
-        (``[B, T]``); games whose hand ended start over."""
+        (``[B, T]``); games whose hand ended start over. ``ends`` (``[B, 2]``, the line's open
+        numbers before the step) lets a line game record what each play passed over."""
         rows, tiles = np.nonzero((before >= 0) & (after == ON_TABLE))
         self.played_by[rows, tiles] = before[rows, tiles]
         self.played_at[rows, tiles] = self.moves[rows] / self.MOVE_SCALE
+        if self.line_game and ends is not None and rows.size:
+            self._record_passed_over(before, rows, tiles, ends)
         self.moves += 1
         self.played_by[hand_over] = -1
         self.played_at[hand_over] = 0.0
         self.moves[hand_over] = 0
+        self.passed_over[hand_over] = 0.0
+        self.passed_heavier[hand_over] = 0.0
+
+    def _record_passed_over(self, before: np.ndarray, rows: np.ndarray, played: np.ndarray, ends: np.ndarray) -> None:
+        """For each play (game ``rows[i]`` laid tile ``played[i]`` on a line that had tiles), mark
+        every other tile off the table that fitted one of the open ``ends`` then."""
+        opened = (before[rows] == ON_TABLE).any(1)  # a lead passes over nothing: no end was open
+        rows, played = rows[opened], played[opened]
+        if not rows.size:
+            return
+        left, right = ends[rows, 0][:, None], ends[rows, 1][:, None]
+        fits = (self.low == left) | (self.high == left) | (self.low == right) | (self.high == right)
+        fits &= before[rows] != ON_TABLE
+        fits[np.arange(len(rows)), played] = False
+        seats = before[rows, played]
+        heavier = fits & ((self.low + self.high) > (self.low + self.high)[played][:, None])
+        self.passed_over[rows, seats] = np.maximum(self.passed_over[rows, seats], fits)
+        self.passed_heavier[rows, seats] = np.maximum(self.passed_heavier[rows, seats], heavier)
 
     def features(self, seats: np.ndarray) -> np.ndarray:
-        """``[B, T * (P + 1)]`` float32, as each game's ``seats[g]`` sees it: per tile, which seat
-        played it counted from the observer (the observer itself first), and when; zeros if unplayed."""
+        """``[B, H]`` float32, as each game's ``seats[g]`` sees it: per tile, which seat played it
+        counted from the observer (the observer itself first), and when (zeros if unplayed); then,
+        in the line games, per seat counted from the observer and per tile, whether that seat
+        passed the tile over when it laid another, and whether it passed it over for a lighter one."""
         batch = len(seats)
         who = np.zeros((batch, self.tiles, self.players + 1), np.float32)
         played = self.played_by >= 0
@@ -88,7 +132,12 @@ class PlayHistory:
         rows, tiles = np.nonzero(played)
         who[rows, tiles, relative[rows, tiles]] = 1.0
         who[..., self.players] = self.played_at
-        return who.reshape(batch, -1)
+        if not self.line_game:
+            return who.reshape(batch, -1)
+        order = (seats[:, None] + np.arange(self.players)) % self.players  # observer first
+        passed = np.take_along_axis(self.passed_over, order[..., None], 1)
+        heavier = np.take_along_axis(self.passed_heavier, order[..., None], 1)
+        return np.concatenate([who.reshape(batch, -1), passed.reshape(batch, -1), heavier.reshape(batch, -1)], 1)
 
 
 def true_places(game: Game, state: np.ndarray, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
@@ -130,9 +179,10 @@ def record_positions(game: Game, count: int, seed: int, num_envs: int = 128, his
                 else:
                     actions[rows] = agent.act(obs[rows], mask[rows])
         before = envs.state["location"][:, : game.num_tiles].copy()
+        ends = envs.state["ends"].copy() if plays is not None and plays.line_game else None
         obs, mask, seat, _, done = envs.step(actions)
         if plays is not None:
-            plays.update(before, envs.state["location"][:, : game.num_tiles], envs.hand_over)
+            plays.update(before, envs.state["location"][:, : game.num_tiles], envs.hand_over, ends)
         for g in np.flatnonzero(done):  # a new deal: new players
             driver[g] = rng.choice(len(DRIVERS), size=game.num_players, p=DRIVER_SHARES)
     joined = Positions(
