@@ -471,10 +471,17 @@ class PIMCAgent(SearchAgent):
     epsilon = 0.0  # each action meets the same world: deterministic simulations compare best
 
     def act_state(self, state: np.ndarray, g: int) -> int:
+        return self.action_values(state, g)[0]
+
+    def action_values(self, state: np.ndarray, g: int) -> tuple[int, np.ndarray, np.ndarray]:
+        """The move :meth:`act_state` plays in game ``g``, with the legal actions and the acting
+        seat's mean result after each over the sampled worlds (what the search learned about the
+        position, for fitting a policy to it: :mod:`training.action_values`). A forced move is
+        not searched: its mean is NaN."""
         only = self.forced(state, g)
         if only is not None:
-            return only
-        legal = int(self.mask.sum())
+            return only, np.array([only]), np.full(1, np.nan)
+        legal = np.flatnonzero(self.mask)
         self.believe(state, g)
         totals = np.zeros(self.game.num_actions)
         counts = np.zeros(self.game.num_actions)
@@ -482,11 +489,11 @@ class PIMCAgent(SearchAgent):
         cfg = self.game.packed_config
 
         def search_chunk(simulations: int) -> None:
-            pimc_search(sim, state, cfg, g, max(1, simulations // legal), totals, counts, self.space)
+            pimc_search(sim, state, cfg, g, max(1, simulations // len(legal)), totals, counts, self.space)
 
         self.spend(search_chunk)
         means = np.where(counts > 0, totals / np.maximum(counts, 1), -np.inf)
-        return int(np.argmax(means))
+        return int(np.argmax(means)), legal, means[legal]
 
 
 class ISMCTSAgent(SearchAgent):

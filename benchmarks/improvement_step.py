@@ -43,6 +43,7 @@ from agents.tournament import against_table
 from arena.ship import EVALUATION_SEED, ladder_search_agent
 from benchmarks import policy_or_exit
 from training import checkpoint as ckpt
+from training.action_values import check_labeller
 from training.config import ImprovementConfig
 from training.improvement import improvement_chunks
 
@@ -73,6 +74,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--temperature", type=positive_float, default=DEFAULTS.temperature)
     parser.add_argument("--iterate", action="store_true", help="label each chunk with the policy fitted so far")
     parser.add_argument("--opponent", help="an agent (heuristic) playing the other seats of every rollout")
+    parser.add_argument("--labeller", help="a search agent (pimc:simulations=64) valuing the moves instead")
     parser.add_argument("--epochs", type=positive_int, default=DEFAULTS.epochs, help="passes over each chunk")
     parser.add_argument("--learning-rate", type=positive_float, default=DEFAULTS.learning_rate)
     parser.add_argument("--minibatch-size", type=positive_int, default=DEFAULTS.minibatch_size)
@@ -86,14 +88,18 @@ def main(argv: list[str] | None = None) -> None:
     torch.set_num_threads(1)
     numba.set_num_threads(1)  # one heavy job per core
     _, game, start = policy_or_exit(args.policy)
-    if args.opponent:  # refused before any work
+    for flag, spec in (("--opponent", args.opponent), ("--labeller", args.labeller)):  # refused before any work
         try:
-            make_agent(args.opponent, game)
+            if spec:
+                agent = make_agent(spec, game)
+                if flag == "--labeller":
+                    check_labeller(agent, spec)
         except ValueError as error:
-            raise SystemExit(f"error: --opponent: {error}") from None
+            raise SystemExit(f"error: {flag}: {error}") from None
     network = copy.deepcopy(start)
     settings = ImprovementConfig(
-        positions=args.positions, chunk=args.chunk, opponent=args.opponent or "", temperature=args.temperature,
+        positions=args.positions, chunk=args.chunk, opponent=args.opponent or "", labeller=args.labeller or "",
+        temperature=args.temperature,
         epochs=args.epochs, learning_rate=args.learning_rate, minibatch_size=args.minibatch_size,
     )  # fmt: skip
     columns = [] if not args.heuristic_games else ["heuristic"]
@@ -101,7 +107,8 @@ def main(argv: list[str] | None = None) -> None:
     names = [name if name == "heuristic" else ladder_search_agent(name, game).name for name in columns]
     print(f"{args.policy}: {args.positions:,} positions, {args.chunk:,} a chunk, T={args.temperature:g}, "
           f"{'iterated' if args.iterate else 'one step over the policy'}"
-          f"{f', rollouts against {args.opponent}' if args.opponent else ''}")  # fmt: skip
+          f"{f', rollouts against {args.opponent}' if args.opponent else ''}"
+          f"{f', moves valued by {args.labeller}' if args.labeller else ''}")  # fmt: skip
     print("| policy | " + " | ".join(f"vs {name} | 95%" for name in names) + " | loss | seconds |")
     print("|---|" + "---|---|" * len(names) + "---|---|")
 

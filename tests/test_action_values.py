@@ -22,9 +22,11 @@ from training.action_values import (
     StateRecorder,
     TableRecorder,
     centred,
+    check_labeller,
     fit_improvement,
     label_positions,
     move_values,
+    search_values,
 )
 from training.config import load_config
 from training.imitation import Demonstrations, record_decisions
@@ -231,3 +233,36 @@ def test_the_benchmark_refuses_bad_numbers_in_one_line(capsys) -> None:
         assert "must be a positive" in capsys.readouterr().err
     with pytest.raises(SystemExit, match="error: "):
         improvement_main(["no_such_policy", "--positions", "10"])
+
+
+@pytest.mark.parametrize(("variant", "options"), [("draw", {"num_players": 2}), ("hungarian", {"num_players": 3})])
+def test_a_search_labeller_values_each_move_as_its_own_search_does(variant, options) -> None:
+    """With a labeller, each position's values are the search's means over the worlds it samples
+    from the seat's own knowledge, row for row what the same agent (same seed) reports alone, and
+    its favourite is the move it would play; the prior is still the driving policy's."""
+    game = make_game(variant, **options)
+    network = untrained(game, seed=2)
+    labeller = make_agent("pimc:simulations=24", game, seed=4)
+    data = label_positions(game, network, 40, num_envs=8, seed=9, labeller=labeller)
+    legal = data.mask > 0
+    assert (np.abs(data.values) <= 1).all() and not data.values[~legal].any()
+    np.testing.assert_allclose(np.where(legal, np.exp(data.prior), 0.0).sum(1), 1.0, atol=1e-5)
+    recorder_data, states = recorded(game, 40, 8, seed=9)
+    alone = make_agent("pimc:simulations=24", game, seed=4)
+    values = search_values(game, make_agent("pimc:simulations=24", game, seed=4), states, recorder_data.mask)
+    for i in range(len(states)):
+        move, moves, means = alone.action_values(states, i)
+        np.testing.assert_array_equal(moves, np.flatnonzero(recorder_data.mask[i]))
+        np.testing.assert_allclose(values[i, moves], means)
+        assert move == moves[np.argmax(means)]
+
+
+def test_a_labeller_must_value_moves_and_read_the_recorded_position() -> None:
+    game = make_game("draw", num_players=2)
+    data, states = recorded(game, 20, 4, seed=3)
+    with pytest.raises(ValueError, match="'greedy' does not value each move"):
+        check_labeller(make_agent("greedy", game), "greedy")
+    wrong = data.mask.copy()
+    wrong[0] = 0
+    with pytest.raises(RuntimeError, match="position 0: the labeller's legal moves are not the recorded ones"):
+        search_values(game, make_agent("pimc:simulations=8", game), states, wrong)

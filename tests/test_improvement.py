@@ -36,12 +36,15 @@ def test_improve_keys_are_checked() -> None:
     assert build_config({}).improve.positions == 0  # off unless asked
     config = build_config({}, ["improve.positions=5000", "improve.opponent=heuristic", "improve.temperature=0.1"])
     assert (config.improve.positions, config.improve.opponent, config.improve.temperature) == (5000, "heuristic", 0.1)
+    assert build_config({}, ["improve.labeller=pimc:simulations=64"]).improve.labeller == "pimc:simulations=64"
     for override, message in (
         ("improve.positions=-1", r"improve\.positions must be 0 \(no improvement phase\)"),
         ("improve.chunk=0", r"improve\.chunk must lie in \[1, 2000000\]"),
         ("improve.chunk=3000000", r"improve\.chunk must lie in \[1, 2000000\]"),
         ("improve.temperature=0", r"improve\.temperature must be positive"),
         ("improve.opponent=nobody", r"improve\.opponent: .*nobody"),
+        ("improve.labeller=heuristic", r"improve\.labeller: 'heuristic' does not value each move"),
+        ("improve.labeller=pimc:simulations=0", r"improve\.labeller: .*simulations"),
         ("improve.temprature=1", r"unknown config key improve\.temprature; did you mean improve\.temperature\?"),
     ):
         with pytest.raises(ConfigError, match=message):

@@ -140,6 +140,28 @@ def move_values(
     return values
 
 
+def check_labeller(agent: Agent, spec: str) -> Agent:
+    """``agent`` if it can value a position's moves (``action_values``: PIMC, ``NAME+search``);
+    else a one-line ValueError."""
+    if not callable(getattr(agent, "action_values", None)):
+        raise ValueError(f"{spec!r} does not value each move of a position; a labeller is pimc or NAME+search")
+    return agent
+
+
+def search_values(game: Game, labeller: Agent, states: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``[N, A]``: each legal move's mean result over the worlds ``labeller`` (a search agent,
+    :func:`check_labeller`) samples from what the seat to act in ``states[i]`` knows; 0 at illegal
+    moves. Where the search's moves differ from ``mask[i]``'s, the position's state is not the
+    one the mask was read from, which cannot happen: refused."""
+    values = np.zeros(mask.shape, np.float32)
+    for i in range(len(states)):
+        _, legal, means = labeller.action_values(states, i)
+        if not np.array_equal(legal, np.flatnonzero(mask[i])):
+            raise RuntimeError(f"position {i}: the labeller's legal moves are not the recorded ones")
+        values[i, legal] = means
+    return values
+
+
 def label_positions(
     game: Game,
     network: PolicyNetwork,
@@ -148,12 +170,16 @@ def label_positions(
     seed: int,
     deadline: float = math.inf,
     opponent: Agent | None = None,
+    labeller: Agent | None = None,
 ) -> ActionValues | None:
     """About ``positions`` unforced positions reached by ``network`` sampling every seat's moves
     on the deals of ``seed``, each move valued by :func:`move_values`; None when ``deadline`` (a
     ``time.perf_counter()`` time) passed first. With an ``opponent``, the positions are
     ``network``'s turns in games against a table of it (:class:`TableRecorder`) and the values
-    those of playing on against it. ``network`` is copied to the CPU."""
+    those of playing on against it. With a ``labeller`` (a search agent), the moves are valued
+    by its search from the seat's own knowledge instead (:func:`search_values`): many worlds a
+    position and the labeller's rollout player, where a rollout sees one world, the real one.
+    ``network`` is copied to the CPU."""
     player = copy.deepcopy(network).cpu().eval()
     driver = PolicyAgent(player, "student", deterministic=False, seed=seed + 2)
     if opponent is None:
@@ -168,7 +194,10 @@ def label_positions(
     if data is None:
         return None
     states = np.concatenate(recorder.states)[data.action]
-    values = move_values(game, player, states, data.mask, opponent)
+    if labeller is None:
+        values = move_values(game, player, states, data.mask, opponent)
+    else:
+        values = search_values(game, labeller, states, data.mask)
     prior = legal_log_probs(player, data.obs, data.mask)
     return ActionValues(data.obs, data.mask, values, prior)
 

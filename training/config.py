@@ -153,6 +153,7 @@ class ImprovementConfig:
     positions: int = 0  # unforced positions labelled in all; 0: no phase (the run ends with PPO)
     chunk: int = 1_000_000  # positions labelled and fitted at once, each chunk by the policy so far
     opponent: str = ""  # an agent (heuristic) whose table the positions and rollouts are played against
+    labeller: str = ""  # a search agent (pimc:simulations=64) valuing the moves; "": one rollout from the real state
     temperature: float = 0.05  # logits fitted to log prior + values / temperature
     epochs: int = 2  # passes over each chunk
     learning_rate: float = 3e-4
@@ -424,12 +425,16 @@ def _validate(config: TrainConfig) -> None:
     except (TypeError, ValueError) as error:
         raise ConfigError(f"env: {error}") from None
     from agents import make_agent  # every pool agent and the teacher must be buildable for this game
+    from training.action_values import check_labeller
 
     named = [(f"pool.baselines[{i}]", name) for i, name in enumerate(config.pool.baselines)]
     named.append(("improve.opponent", config.improve.opponent or "random"))
+    named.append(("improve.labeller", config.improve.labeller or "pimc"))
     for key, spec in [*named, ("imitation.teacher", config.imitation.teacher or "random")]:
         try:
-            make_agent(spec, game)
+            agent = make_agent(spec, game)
+            if key == "improve.labeller":
+                check_labeller(agent, spec)
         except ValueError as error:
             off = "; empty (imitation.teacher=) trains without a head start" if key == "imitation.teacher" else ""
             raise ConfigError(f"{key}: {error}{off}") from None

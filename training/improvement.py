@@ -26,7 +26,7 @@ import torch
 from agents import make_agent
 from agents.network import PolicyNetwork
 from domino_env.game import Game
-from training.action_values import fit_improvement, label_positions
+from training.action_values import check_labeller, fit_improvement, label_positions
 from training.config import ImprovementConfig
 
 CHUNK_SEED = 4_000_037  # chunk k's deals come from seed + k * CHUNK_SEED
@@ -64,6 +64,9 @@ def improvement_chunks(
     as fitted so far, or with ``iterate`` False the policy as it was at the start (one step
     over it, its values averaged over every chunk)."""
     opponent = make_agent(settings.opponent, game, seed=seed) if settings.opponent else None
+    labeller = None
+    if settings.labeller:
+        labeller = check_labeller(make_agent(settings.labeller, game, seed=seed + 1), settings.labeller)
     optimizer = torch.optim.Adam(network.parameters(), lr=settings.learning_rate, eps=1e-5)
     start = None if iterate else copy.deepcopy(network).eval()
     labelled = 0
@@ -71,8 +74,8 @@ def improvement_chunks(
         size = min(settings.chunk, settings.positions - chunk * settings.chunk)
         seed_k = chunk_seed(seed, chunk)
         num_envs = max(1, min(MAX_ROLLOUT_ENVS, size // 16))
-        labeller = network if start is None else start
-        data = label_positions(game, labeller, size, num_envs, seed_k, opponent=opponent)
+        player = network if start is None else start
+        data = label_positions(game, player, size, num_envs, seed_k, opponent=opponent, labeller=labeller)
         stats = fit_improvement(
             network, optimizer, data, settings.temperature, settings.epochs, settings.minibatch_size,
             torch.Generator().manual_seed(seed_k), device, max_grad_norm,
