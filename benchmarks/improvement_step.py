@@ -73,6 +73,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--chunk", type=positive_int, default=DEFAULTS.chunk, help="positions fitted at once")
     parser.add_argument("--temperature", type=positive_float, default=DEFAULTS.temperature)
     parser.add_argument("--iterate", action="store_true", help="label each chunk with the policy fitted so far")
+    parser.add_argument("--unanchored", action="store_true", help="fit values / T alone, not log prior + values / T")
     parser.add_argument("--opponent", help="an agent (heuristic) playing the other seats of every rollout")
     parser.add_argument("--labeller", help="a search agent (pimc:simulations=64) valuing the moves instead")
     parser.add_argument("--epochs", type=positive_int, default=DEFAULTS.epochs, help="passes over each chunk")
@@ -99,14 +100,14 @@ def main(argv: list[str] | None = None) -> None:
     network = copy.deepcopy(start)
     settings = ImprovementConfig(
         positions=args.positions, chunk=args.chunk, opponent=args.opponent or "", labeller=args.labeller or "",
-        temperature=args.temperature,
+        temperature=args.temperature, anchored=not args.unanchored,
         epochs=args.epochs, learning_rate=args.learning_rate, minibatch_size=args.minibatch_size,
     )  # fmt: skip
     columns = [] if not args.heuristic_games else ["heuristic"]
     columns += args.against if args.games else []
     names = [name if name == "heuristic" else ladder_search_agent(name, game).name for name in columns]
     print(f"{args.policy}: {args.positions:,} positions, {args.chunk:,} a chunk, T={args.temperature:g}, "
-          f"{'iterated' if args.iterate else 'one step over the policy'}"
+          f"{'iterated' if args.iterate else 'one step over the policy'}{', unanchored' if args.unanchored else ''}"
           f"{f', rollouts against {args.opponent}' if args.opponent else ''}"
           f"{f', moves valued by {args.labeller}' if args.labeller else ''}")  # fmt: skip
     print("| policy | " + " | ".join(f"vs {name} | 95%" for name in names) + " | loss | seconds |")

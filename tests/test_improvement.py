@@ -37,6 +37,7 @@ def test_improve_keys_are_checked() -> None:
     config = build_config({}, ["improve.positions=5000", "improve.opponent=heuristic", "improve.temperature=0.1"])
     assert (config.improve.positions, config.improve.opponent, config.improve.temperature) == (5000, "heuristic", 0.1)
     assert build_config({}, ["improve.labeller=pimc:simulations=64"]).improve.labeller == "pimc:simulations=64"
+    assert build_config({}, ["improve.anchored=false"]).improve.anchored is False
     for override, message in (
         ("improve.positions=-1", r"improve\.positions must be 0 \(no improvement phase\)"),
         ("improve.chunk=0", r"improve\.chunk must lie in \[1, 2000000\]"),
@@ -124,3 +125,34 @@ def test_the_phase_trains_on_deals_of_its_own() -> None:
     seeds = training_seeds(config)
     chunks = {improvement.chunk_seed(improvement.improvement_seed(4), k) for k in range(3)}
     assert chunks <= seeds and len(seeds) == 4 and EVALUATION_SEED not in seeds
+
+
+def test_a_search_labeller_values_the_chunks_and_unanchored_targets_drop_the_prior(monkeypatch) -> None:
+    """With ``labeller`` every chunk's values come from that search agent (seeded from the
+    phase's seed); with ``anchored`` false the targets are the values alone, the prior cleared
+    before the fit sees them."""
+    seen: list[tuple[object, object]] = []
+    real_label, real_fit = improvement.label_positions, improvement.fit_improvement
+
+    def label(game, network, *args, labeller=None, **kwargs):
+        data = real_label(game, network, *args, labeller=labeller, **kwargs)
+        seen.append((labeller, data))
+        return data
+
+    def fit(network, optimizer, data, *args, **kwargs):
+        assert data is seen[-1][1]
+        seen[-1] = (seen[-1][0], data.prior.copy())
+        return real_fit(network, optimizer, data, *args, **kwargs)
+
+    monkeypatch.setattr(improvement, "label_positions", label)
+    monkeypatch.setattr(improvement, "fit_improvement", fit)
+    for anchored in (True, False):
+        seen.clear()
+        settings = ImprovementConfig(
+            positions=40, chunk=20, minibatch_size=16, labeller="pimc:simulations=8", anchored=anchored
+        )
+        torch.manual_seed(0)
+        list(improvement.improvement_chunks(GAME, network_for(GAME, [32]), settings, 3, torch.device("cpu")))
+        assert len(seen) == 2
+        assert all(type(labeller).__name__ == "PIMCAgent" for labeller, _ in seen)
+        assert all(prior.any() == anchored for _, prior in seen)

@@ -155,6 +155,7 @@ class ImprovementConfig:
     opponent: str = ""  # an agent (heuristic) whose table the positions and rollouts are played against
     labeller: str = ""  # a search agent (pimc:simulations=64) valuing the moves; "": one rollout from the real state
     temperature: float = 0.05  # logits fitted to log prior + values / temperature
+    anchored: bool = True  # false: to values / temperature alone, the labels' preference replacing the policy's
     epochs: int = 2  # passes over each chunk
     learning_rate: float = 3e-4
     minibatch_size: int = 1024

@@ -76,6 +76,8 @@ def improvement_chunks(
         num_envs = max(1, min(MAX_ROLLOUT_ENVS, size // 16))
         player = network if start is None else start
         data = label_positions(game, player, size, num_envs, seed_k, opponent=opponent, labeller=labeller)
+        if not settings.anchored:  # the targets are then the values alone (ActionValues.targets)
+            data.prior[:] = 0.0
         stats = fit_improvement(
             network, optimizer, data, settings.temperature, settings.epochs, settings.minibatch_size,
             torch.Generator().manual_seed(seed_k), device, max_grad_norm,
