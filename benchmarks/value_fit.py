@@ -15,7 +15,8 @@ and once by ``--reference`` (a larger search), which gives:
 
 - ``noise``: half the mean squared difference of the two labellings' centred targets, the part
   of the held-out loss that no fit can remove;
-- ``held-out loss``: the fit's mean squared error against the first labelling;
+- ``held-out loss``: the fit's mean squared error against the first labelling, beside that of
+  equal logits (no preference), which the labels' whole spread makes;
 - ``agreement``: the share of held-out positions where the fit's favourite move is the
   reference's, beside the labeller's own agreement with the reference (what a perfect fit of the
   labeller's expected values would reach, about).
@@ -130,6 +131,8 @@ def main(argv: list[str] | None = None) -> None:
     ]
     _, before = held_out_error(policy, first, args.temperature)
     print(f"| {args.policy} as it is | | | | {(before == best).mean():.3f} | |", flush=True)
+    flat = float((first.targets(args.temperature) ** 2).sum() / mask.sum())
+    print(f"| no preference (equal logits) | | {flat:.2f} | {noise:.2f} | | |", flush=True)
     for k, (label, network) in enumerate(arms):
         torch.manual_seed(args.seed + k)
         fit_started = time.perf_counter()

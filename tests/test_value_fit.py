@@ -13,6 +13,7 @@ def test_it_prints_the_noise_and_a_row_per_network(capsys) -> None:
     out = capsys.readouterr().out
     noise = float(out.split("noise ")[1].split(";")[0])
     assert noise > 0  # two labellings with different seeds differ
+    assert float(out.split("| no preference (equal logits) | | ")[1].split(" |")[0]) > 0
     rows = [line for line in out.splitlines() if line.startswith("| draw_2p") or line.startswith("| 16,")]
     labels = [row.split(" | ")[0] for row in rows]
     assert labels == ["| draw_2p as it is", "| draw_2p's own, from its weights", "| 16, from scratch"]
