@@ -95,3 +95,11 @@ def make_agent(name: str, game: Game, seed: int | None = None, **options: Any) -
             f"agent {name!r} does not take the options {sorted(options)}; "
             f"it takes {', '.join(accepted_options(AGENTS[name])) or 'no options'} ({error_text})"
         ) from None
+
+
+def check_labeller(agent: Agent, spec: str) -> Agent:
+    """``agent`` if it can value each move of a position (``action_values``, as PIMC does), so
+    that a policy can be fitted to its values (``improve.labeller``); else a one-line ValueError."""
+    if not callable(getattr(agent, "action_values", None)):
+        raise ValueError(f"{spec!r} does not value each move of a position; a labeller is pimc")
+    return agent

@@ -37,13 +37,12 @@ from pathlib import Path
 import numba
 import torch
 
-from agents import make_agent
 from agents.policy import PolicyAgent
+from agents.registry import check_labeller, make_agent
 from agents.tournament import against_table
 from arena.ship import EVALUATION_SEED, ladder_search_agent
 from benchmarks import policy_or_exit
 from training import checkpoint as ckpt
-from training.action_values import check_labeller
 from training.config import ImprovementConfig
 from training.improvement import improvement_chunks
 

@@ -40,12 +40,12 @@ import numba
 import numpy as np
 import torch
 
-from agents import make_agent
 from agents.network import network_for
 from agents.policy import PolicyAgent
+from agents.registry import check_labeller, make_agent
 from benchmarks import policy_or_exit
 from domino_env.game import Game
-from training.action_values import ActionValues, StateRecorder, check_labeller, fit_improvement, search_values
+from training.action_values import ActionValues, StateRecorder, fit_improvement, search_values
 from training.imitation import record_decisions
 
 HELD_OUT_SEED = 77_777  # the held-out deals; the fitted ones come from --seed

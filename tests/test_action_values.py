@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 import torch
 
-from agents import make_agent
 from agents.base import Agent
 from agents.network import PolicyNetwork
+from agents.registry import check_labeller, make_agent
 from benchmarks.improvement_step import main as improvement_main
 from domino_env import make_game
 from domino_env.game import Game
@@ -22,7 +22,6 @@ from training.action_values import (
     StateRecorder,
     TableRecorder,
     centred,
-    check_labeller,
     fit_improvement,
     label_positions,
     move_values,

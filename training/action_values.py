@@ -140,19 +140,11 @@ def move_values(
     return values
 
 
-def check_labeller(agent: Agent, spec: str) -> Agent:
-    """``agent`` if it can value a position's moves (``action_values``: PIMC, ``NAME+search``);
-    else a one-line ValueError."""
-    if not callable(getattr(agent, "action_values", None)):
-        raise ValueError(f"{spec!r} does not value each move of a position; a labeller is pimc or NAME+search")
-    return agent
-
-
 def search_values(game: Game, labeller: Agent, states: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """``[N, A]``: each legal move's mean result over the worlds ``labeller`` (a search agent,
-    :func:`check_labeller`) samples from what the seat to act in ``states[i]`` knows; 0 at illegal
-    moves. Where the search's moves differ from ``mask[i]``'s, the position's state is not the
-    one the mask was read from, which cannot happen: refused."""
+    """``[N, A]``: each legal move's mean result over the worlds ``labeller`` (a search agent:
+    :func:`agents.registry.check_labeller`) samples from what the seat to act in ``states[i]``
+    knows; 0 at illegal moves. Where the search's moves differ from ``mask[i]``'s, the
+    position's state is not the one the mask was read from, which cannot happen: refused."""
     values = np.zeros(mask.shape, np.float32)
     for i in range(len(states)):
         _, legal, means = labeller.action_values(states, i)
@@ -176,7 +168,7 @@ def label_positions(
     on the deals of ``seed``, each move valued by :func:`move_values`; None when ``deadline`` (a
     ``time.perf_counter()`` time) passed first. With an ``opponent``, the positions are
     ``network``'s turns in games against a table of it (:class:`TableRecorder`) and the values
-    those of playing on against it. With a ``labeller`` (a search agent), the moves are valued
+    those of playing on against it. With a ``labeller`` (PIMC), the moves are valued
     by its search from the seat's own knowledge instead (:func:`search_values`): many worlds a
     position and the labeller's rollout player, where a rollout sees one world, the real one.
     ``network`` is copied to the CPU."""

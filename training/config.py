@@ -425,8 +425,7 @@ def _validate(config: TrainConfig) -> None:
         game = make_game(config.env.variant, **config.env.options)
     except (TypeError, ValueError) as error:
         raise ConfigError(f"env: {error}") from None
-    from agents import make_agent  # every pool agent and the teacher must be buildable for this game
-    from training.action_values import check_labeller
+    from agents.registry import check_labeller, make_agent  # every pool agent and the teacher must be buildable
 
     named = [(f"pool.baselines[{i}]", name) for i, name in enumerate(config.pool.baselines)]
     named.append(("improve.opponent", config.improve.opponent or "random"))

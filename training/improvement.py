@@ -23,10 +23,10 @@ from collections.abc import Iterator
 
 import torch
 
-from agents import make_agent
 from agents.network import PolicyNetwork
+from agents.registry import check_labeller, make_agent
 from domino_env.game import Game
-from training.action_values import check_labeller, fit_improvement, label_positions
+from training.action_values import fit_improvement, label_positions
 from training.config import ImprovementConfig
 
 CHUNK_SEED = 4_000_037  # chunk k's deals come from seed + k * CHUNK_SEED
