@@ -291,19 +291,24 @@ def test_search_agents_take_a_belief():
         make_agent("pimc:belief=hungarian_3p", game)
 
 
+def followed_game(name: str, seed: int):
+    """A started game of config ``name`` (a batch of one), an empty :class:`PlayHistory` to
+    follow it, and a mask to read its legal moves into."""
+    from training.belief import PlayHistory
+
+    game = game_of(name)
+    state = game.new_state(1)
+    game.seed(state, 0, seed)
+    game.start(state, 0)
+    return game, state, PlayHistory(game, 1), np.zeros(game.num_actions, np.int8)
+
+
 @pytest.mark.parametrize("name", list(GAMES))
 def test_the_play_history_names_who_played_each_tile_and_when(name):
     """Stepped one move at a time with random legal moves, :class:`PlayHistory` holds, after
     each play, that the acting seat played that tile at that move; a hand's end clears it, and a
     tile it lists is on the table. Features read the player from each observer's seat."""
-    from training.belief import PlayHistory
-
-    game = game_of(name)
-    state = game.new_state(1)
-    game.seed(state, 0, 3)
-    game.start(state, 0)
-    history = PlayHistory(game, 1)
-    mask = np.zeros(game.num_actions, np.int8)
+    game, state, history, mask = followed_game(name, 3)
     rng = np.random.default_rng(0)
     expected: dict[int, tuple[int, int]] = {}
     move, plays, hands = 0, 0, 0
@@ -345,15 +350,8 @@ def test_the_play_history_names_the_tiles_each_seat_passed_over(name):
     exactly the tiles that were off the table and fitted an open end when that seat laid another
     tile (a lead passes over nothing), and separately those heavier than the tile it laid; a
     hand's end clears both. Features give each seat's marks counted from the observer."""
-    from training.belief import PlayHistory
-
-    game = game_of(name)
+    game, state, history, mask = followed_game(name, 5)
     tiles, players = game.num_tiles, game.num_players
-    state = game.new_state(1)
-    game.seed(state, 0, 5)
-    game.start(state, 0)
-    history = PlayHistory(game, 1)
-    mask = np.zeros(game.num_actions, np.int8)
     rng = np.random.default_rng(1)
     passed = np.zeros((players, tiles), bool)
     heavier = np.zeros((players, tiles), bool)
