@@ -8,6 +8,8 @@ Speed against peer implementations, side by side (``speed``); the strength ladde
 
 from __future__ import annotations
 
+import argparse
+import math
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the package itself imports nothing: the speed benchmark runs without torch
@@ -15,6 +17,24 @@ if TYPE_CHECKING:  # the package itself imports nothing: the speed benchmark run
 
     from agents.network import PolicyNetwork
     from domino_env.game import Game
+
+
+def positive_float(text: str) -> float:
+    """An argparse type: a finite number above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < math.inf:
+        raise argparse.ArgumentTypeError(f"must be a positive number, not {text!r}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number above 0."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive whole number, not {text!r}")
+    return int(text)
 
 
 def policy_or_exit(name_or_path: str) -> tuple[Path, Game, PolicyNetwork]:

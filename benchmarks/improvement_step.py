@@ -41,28 +41,12 @@ from agents.policy import PolicyAgent
 from agents.registry import check_labeller, make_agent
 from agents.tournament import against_table
 from arena.ship import EVALUATION_SEED, ladder_search_agent
-from benchmarks import policy_or_exit
+from benchmarks import policy_or_exit, positive_float, positive_int
 from training import checkpoint as ckpt
 from training.config import ImprovementConfig
 from training.improvement import improvement_chunks
 
 DEFAULTS = ImprovementConfig()  # the settings a config's improve: section starts from
-
-
-def positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not 0 < value < math.inf:
-        raise argparse.ArgumentTypeError(f"must be a positive number, not {text!r}")
-    return value
-
-
-def positive_int(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive whole number, not {text!r}")
-    return int(text)
 
 
 def main(argv: list[str] | None = None) -> None:

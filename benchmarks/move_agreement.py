@@ -32,17 +32,10 @@ import torch
 
 from agents.policy import PolicyAgent
 from arena.cli import UsageError, load_policy
-from benchmarks import policy_or_exit
-from training.action_values import StateRecorder
-from training.imitation import record_decisions
+from benchmarks import policy_or_exit, positive_int
+from training.action_values import recorded_states
 
 AGENT_SEED = 1_000  # agent k of --agents is seeded AGENT_SEED + k
-
-
-def positive_int(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive whole number, not {text!r}")
-    return int(text)
 
 
 def agreement(choices: np.ndarray) -> np.ndarray:
@@ -72,10 +65,8 @@ def main(argv: list[str] | None = None) -> None:
         agents = [load_policy(spec, game, seed=AGENT_SEED + k) for k, spec in enumerate(args.agents)]
     except UsageError as error:
         raise SystemExit(f"error: --agents: {error}") from None
-    recorder = StateRecorder()
     driver = PolicyAgent(network, "driver", deterministic=False, seed=args.seed + 1)
-    data, _ = record_decisions(game, recorder, driver, args.positions, min(64, args.positions), args.seed)
-    states = np.concatenate(recorder.states)[data.action]
+    _, states = recorded_states(game, driver, args.positions, min(64, args.positions), args.seed)
     rows = np.arange(len(states))
     choices = np.stack([agent.act_states(game, states, rows) for agent in agents])
     labels = [f"{spec} #{k + 1}" if args.agents.count(spec) > 1 else spec for k, spec in enumerate(args.agents)]

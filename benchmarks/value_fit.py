@@ -45,8 +45,7 @@ from agents.policy import PolicyAgent
 from agents.registry import check_labeller, make_agent
 from benchmarks import policy_or_exit
 from domino_env.game import Game
-from training.action_values import ActionValues, StateRecorder, fit_improvement, search_values
-from training.imitation import record_decisions
+from training.action_values import ActionValues, centred, fit_improvement, recorded_states, search_values
 
 HELD_OUT_SEED = 77_777  # the held-out deals; the fitted ones come from --seed
 
@@ -66,10 +65,9 @@ def positions_of(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """About ``count`` unforced positions of ``network`` playing every seat on the deals of
     ``seed``: their observations, masks and real states."""
-    recorder = StateRecorder()
     driver = PolicyAgent(network, "driver", deterministic=False, seed=seed + 1)
-    data, _ = record_decisions(game, recorder, driver, count, min(256, count), seed)
-    return data.obs, data.mask, np.concatenate(recorder.states)[data.action]
+    data, states = recorded_states(game, driver, count, min(256, count), seed)
+    return data.obs, data.mask, states
 
 
 def held_out_error(network: torch.nn.Module, data: ActionValues, temperature: float) -> tuple[float, np.ndarray]:
@@ -78,10 +76,7 @@ def held_out_error(network: torch.nn.Module, data: ActionValues, temperature: fl
     with torch.no_grad():
         logits = network.logits(torch.as_tensor(data.obs)).numpy()
     legal = data.mask > 0
-    centred = np.where(
-        legal, logits - np.where(legal, logits, 0).sum(1, keepdims=True) / legal.sum(1, keepdims=True), 0
-    )
-    error = ((centred - data.targets(temperature)) ** 2).sum() / legal.sum()
+    error = ((centred(logits, data.mask) - data.targets(temperature)) ** 2).sum() / legal.sum()
     return float(error), np.where(legal, logits, -np.inf).argmax(1)
 
 

@@ -19,12 +19,12 @@ from domino_env import make_game
 from domino_env.game import Game
 from training.action_values import (
     ActionValues,
-    StateRecorder,
     TableRecorder,
     centred,
     fit_improvement,
     label_positions,
     move_values,
+    recorded_states,
     search_values,
 )
 from training.config import load_config
@@ -83,9 +83,7 @@ class RandomDriver:
 
 def recorded(game: Game, positions: int, num_envs: int, seed: int) -> tuple[Demonstrations, np.ndarray]:
     """About ``positions`` unforced positions of random play and, row for row, their real states."""
-    recorder = StateRecorder()
-    data, _ = record_decisions(game, recorder, RandomDriver(seed), positions, num_envs, seed=seed)
-    return data, np.concatenate(recorder.states)[data.action]
+    return recorded_states(game, RandomDriver(seed), positions, num_envs, seed)
 
 
 @pytest.mark.parametrize(("variant", "options"), VARIANTS, ids=lambda v: str(v))

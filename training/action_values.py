@@ -39,7 +39,7 @@ from agents.policy import PolicyAgent
 from agents.policy_search import policy_rollouts
 from domino_env.game import Game
 from training.fitting import fit_minibatches
-from training.imitation import record_decisions
+from training.imitation import Demonstrations, record_decisions
 
 ROLLOUT_CHUNK = 8_192  # positions played out together: their moves' copies of the state fit in memory
 
@@ -115,6 +115,19 @@ class TableRecorder(StateRecorder):
         return actions
 
 
+def recorded_states(
+    game: Game, driver: Agent, positions: int, num_envs: int, seed: int, deadline: float = math.inf
+) -> tuple[Demonstrations | None, np.ndarray | None]:
+    """About ``positions`` unforced positions that ``driver`` reaches playing every seat on the
+    deals of ``seed``, and row for row their real states; (None, None) when ``deadline`` passed
+    first."""
+    recorder = StateRecorder()
+    data, _ = record_decisions(game, recorder, driver, positions, num_envs, seed, deadline=deadline)
+    if data is None:
+        return None, None
+    return data, np.concatenate(recorder.states)[data.action]
+
+
 def centred(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """``values`` minus each row's mean over its legal entries, exactly 0 at the illegal ones."""
     legal = mask > 0
@@ -175,17 +188,16 @@ def label_positions(
     player = copy.deepcopy(network).cpu().eval()
     driver = PolicyAgent(player, "student", deterministic=False, seed=seed + 2)
     if opponent is None:
-        recorder = StateRecorder()
-        data, _ = record_decisions(game, recorder, driver, positions, num_envs, seed, deadline=deadline)
+        data, states = recorded_states(game, driver, positions, num_envs, seed, deadline)
     else:  # the table's turns are recorded too, and dropped: one side's in `num_sides` is the learner's
         recorder = TableRecorder(driver, opponent)
         asked = positions * game.num_sides
         data, _ = record_decisions(game, recorder, recorder, asked, num_envs, seed, deadline=deadline)
         if data is not None:
             data = data.subset(np.concatenate(recorder.learner)[data.action])
+            states = np.concatenate(recorder.states)[data.action]
     if data is None:
         return None
-    states = np.concatenate(recorder.states)[data.action]
     if labeller is None:
         values = move_values(game, player, states, data.mask, opponent)
     else:

@@ -74,8 +74,8 @@ class PlayHistory:
         self.played_at = np.zeros((num_envs, self.tiles), np.float32)
         self.moves = np.zeros(num_envs, np.int64)
         self.line_game = game.name in self.LINE_GAMES
-        # passed_over[g, seat, t]: t fitted an open end when ``seat`` laid another tile (1), a
-        # lighter one (2 in the heavier block); cleared with the hand
+        # passed_over[g, seat, t]: tile t fitted an open end when ``seat`` laid another tile;
+        # passed_heavier: and t was heavier than the tile laid. Both cleared with the hand.
         self.passed_over = np.zeros((num_envs, self.players, self.tiles), np.float32)
         self.passed_heavier = np.zeros((num_envs, self.players, self.tiles), np.float32)
         self.low = TILE_LOW[: self.tiles].astype(np.int64)
