@@ -70,6 +70,8 @@ class Weights(NamedTuple):
 
 def compiled_weights(network: PolicyNetwork) -> Weights:
     """``network``'s policy (trunk and heads, not the critic) copied out of torch as float32."""
+    if network.afterstate is not None:
+        raise ValueError("the guided tree (tree=1) compiles flat and tiles action heads, not the afterstate head")
 
     def rows(layer: torch.nn.Linear) -> tuple[np.ndarray, np.ndarray]:
         weight = layer.weight.detach().cpu().float().numpy()

@@ -12,6 +12,7 @@ import torch
 from torch import nn
 from torch.distributions import Categorical
 
+from agents.afterstate import AfterstateScores
 from domino_env.game import Game
 from domino_env.tiles import TILE_HIGH, TILE_LOW, TILE_VALUE
 
@@ -20,7 +21,9 @@ ILLEGAL_LOGIT = -1e9
 # is allocated, so a hostile checkpoint's metadata cannot ask for gigabytes.
 MAX_HIDDEN_LAYERS = 8
 MAX_HIDDEN_SIZE = 65536
-ACTION_HEADS = ("flat", "tiles")  # one logit per action, or per-tile scores added (TileScores)
+# one logit per action; per-tile scores added (TileScores); or scores of what each play leaves
+# on the line added (agents.afterstate, line games only)
+ACTION_HEADS = ("flat", "tiles", "afterstate")
 
 
 def _layer(inputs: int, outputs: int, gain: float = float(np.sqrt(2))) -> nn.Linear:
@@ -94,11 +97,13 @@ class PolicyNetwork(nn.Module):
         hidden_sizes: list[int],
         critic_inputs: int = 0,
         action_tiles: np.ndarray | None = None,
+        afterstate: Game | None = None,
     ) -> None:
         super().__init__()
         self.trunk = _mlp(observation_size, hidden_sizes)
         self.policy_head = _layer(hidden_sizes[-1], num_actions, gain=0.01)
         self.tile_scores = None if action_tiles is None else TileScores(hidden_sizes[-1], action_tiles)
+        self.afterstate = None if afterstate is None else AfterstateScores(hidden_sizes[-1], afterstate)
         self.critic = _mlp(observation_size + critic_inputs, hidden_sizes) if critic_inputs else None
         self.value_head = _layer(hidden_sizes[-1], 1, gain=1.0)
         self.observation_size = observation_size
@@ -108,15 +113,21 @@ class PolicyNetwork(nn.Module):
 
     @property
     def action_head(self) -> str:
+        if self.afterstate is not None:
+            return "afterstate"
         return "flat" if self.tile_scores is None else "tiles"
 
-    def _logits(self, hidden: torch.Tensor) -> torch.Tensor:
+    def _logits(self, hidden: torch.Tensor, observations: torch.Tensor) -> torch.Tensor:
         logits = self.policy_head(hidden)
-        return logits if self.tile_scores is None else logits + self.tile_scores(hidden)
+        if self.tile_scores is not None:
+            logits = logits + self.tile_scores(hidden)
+        if self.afterstate is not None:
+            logits = logits + self.afterstate(observations, hidden)
+        return logits
 
     def logits(self, observations: torch.Tensor) -> torch.Tensor:
         """The policy's logits: what plays, from the observation alone."""
-        return self._logits(self.trunk(observations))
+        return self._logits(self.trunk(observations), observations)
 
     def forward(
         self, observations: torch.Tensor, privileged: torch.Tensor | None = None
@@ -125,22 +136,24 @@ class PolicyNetwork(nn.Module):
         privileged critic and ignored otherwise."""
         hidden = self.trunk(observations)
         if self.critic is None:
-            return self._logits(hidden), self.value_head(hidden).squeeze(-1)
+            return self._logits(hidden, observations), self.value_head(hidden).squeeze(-1)
         if privileged is None or privileged.shape[-1] != self.critic_inputs:
             raise ValueError(
                 f"this network's critic reads {self.critic_inputs} privileged inputs besides the observation"
             )
         value = self.value_head(self.critic(torch.cat([observations, privileged], -1)))
-        return self._logits(hidden), value.squeeze(-1)
+        return self._logits(hidden, observations), value.squeeze(-1)
 
 
 def network_for(
     game: Game, hidden_sizes: list[int], critic_inputs: int = 0, action_head: str = "flat"
 ) -> PolicyNetwork:
     """A network shaped for ``game``: its observation and actions, and with
-    ``action_head="tiles"`` its tiles' scores (:class:`TileScores`)."""
+    ``action_head="tiles"`` its tiles' scores (:class:`TileScores`), with ``"afterstate"`` the
+    scores of what each play leaves (:class:`agents.afterstate.AfterstateScores`)."""
     tiles = game.action_tiles if action_head == "tiles" else None
-    return PolicyNetwork(game.observation_size, game.num_actions, hidden_sizes, critic_inputs, tiles)
+    afterstate = game if action_head == "afterstate" else None
+    return PolicyNetwork(game.observation_size, game.num_actions, hidden_sizes, critic_inputs, tiles, afterstate)
 
 
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

@@ -2,12 +2,13 @@
 held-out error against the labels' own noise, and how often its favourite is the search's.
 
     python -m benchmarks.value_fit draw_2p --labeller pimc:simulations=128 --positions 200000 \
-        --sizes 256,256 1024,1024,512 --epochs 10
+        --sizes 256,256 1024,1024,512 --heads tiles afterstate --epochs 10
 
 The policy (a shipped one or a checkpoint) plays every seat, sampling its moves; ``--positions``
 of its unforced positions (deals of ``--seed``) are labelled by ``--labeller``
 (:func:`training.action_values.search_values`: each legal move's mean result over the worlds the
-search samples from the seat's knowledge). Each network of ``--sizes`` is fitted from scratch by
+search samples from the seat's knowledge). Each network of ``--sizes``, with each action head of
+``--heads`` (:data:`agents.network.ACTION_HEADS`; the policy's own by default), is fitted from scratch by
 the improvement step's regression (:func:`training.action_values.fit_improvement`, the logits to
 ``values / T`` centred over the legal moves, no prior), and the policy's own network from its
 weights. The held-out positions (other deals) are labelled twice by the labeller, with two seeds,
@@ -40,7 +41,8 @@ import numba
 import numpy as np
 import torch
 
-from agents.network import network_for
+from agents.afterstate import supports_afterstate
+from agents.network import ACTION_HEADS, network_for
 from agents.policy import PolicyAgent
 from agents.registry import check_labeller, make_agent
 from benchmarks import policy_or_exit
@@ -88,6 +90,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--positions", type=int, default=200_000)
     parser.add_argument("--held-out", type=int, default=3000)
     parser.add_argument("--sizes", type=sizes, nargs="*", default=[[256, 256], [1024, 1024, 512]])
+    parser.add_argument("--heads", nargs="*", choices=ACTION_HEADS, help="action heads to fit (default: the policy's)")
     parser.add_argument("--epochs", type=int, default=10)
     parser.add_argument("--temperature", type=float, default=0.05)
     parser.add_argument("--learning-rate", type=float, default=1e-3)
@@ -98,6 +101,9 @@ def main(argv: list[str] | None = None) -> None:
     torch.set_num_threads(1)
     numba.set_num_threads(1)  # one heavy job per core
     _, game, policy = policy_or_exit(args.policy)
+    heads = args.heads or [policy.action_head]
+    if "afterstate" in heads and not supports_afterstate(game):
+        raise SystemExit(f"error: the afterstate head reads line games (draw, block), not {game.name}")
     try:
         labellers = [check_labeller(make_agent(args.labeller, game, seed=args.seed + k), args.labeller) for k in (1, 2)]
         reference = check_labeller(make_agent(args.reference, game, seed=args.seed + 3), args.reference)
@@ -121,8 +127,9 @@ def main(argv: list[str] | None = None) -> None:
     print("|---|---:|---:|---:|---:|---:|")
     arms = [(f"{args.policy}'s own, from its weights", copy.deepcopy(policy))]
     arms += [
-        (f"{','.join(map(str, layers))}, from scratch", network_for(game, layers, action_head=policy.action_head))
+        (f"{','.join(map(str, layers))} {head}, from scratch", network_for(game, layers, action_head=head))
         for layers in args.sizes
+        for head in heads
     ]
     _, before = held_out_error(policy, first, args.temperature)
     print(f"| {args.policy} as it is | | | | {(before == best).mean():.3f} | |", flush=True)

@@ -78,5 +78,5 @@ def test_a_tiles_checkpoint_reloads_and_plays_the_same(tmp_path: Path) -> None:
 
 
 def test_an_unknown_action_head_is_refused() -> None:
-    with pytest.raises(ConfigError, match=r"network\.action_head must be one of flat, tiles, got 'pairs'"):
+    with pytest.raises(ConfigError, match=r"network\.action_head must be one of flat, tiles, afterstate, got 'pairs'"):
         build_config({}, ["network.action_head=pairs"])

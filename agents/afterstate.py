@@ -1,0 +1,142 @@
+"""Scores for each play from what the line looks like after it: the action head ``"afterstate"``.
+
+A search agent values a move by what follows it: which numbers are left open, how many of my
+tiles and of the unseen ones fit them, whether a seat known to be void on them is blocked. An MLP
+on the observation has to rebuild each of those quantities for each of the 56 moves from the
+hand, table and end vectors; :func:`benchmarks.value_fit` measured that it does not, at any width
+tried. This head computes them in closed form from the observation (they are sums over public
+tiles and the observer's own hand, so no hidden information enters) and scores every move by one
+small network shared by all moves, fed with those features and a summary of the trunk's state:
+``score[a] = v . relu(U features[a] + C hidden)``.
+
+It serves the line games (Draw and Block: one tile per move on the left or right end).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from torch import nn
+
+from domino_env.game import Game
+from domino_env.games import draw_rules
+from domino_env.tiles import TILE_HIGH, TILE_LOW, TILE_VALUE
+
+
+def supports_afterstate(game: Game) -> bool:
+    """Whether ``game`` is one this head reads: a Draw or Block line, two open ends, one tile a
+    move. (Hungarian's line also has ends, but one of them is closed by default and a turn can
+    lay a run of tiles, so what follows a play is not this closed form.)"""
+    return game.rules is draw_rules
+
+
+class AfterstateScores(nn.Module):
+    """Adds to each play's logit a score computed from the features of the line after it (see
+    the module's docstring); draw and pass get none, the plain head scores them."""
+
+    def __init__(self, width: int, game: Game, hidden: int = 64) -> None:
+        super().__init__()
+        if not supports_afterstate(game):
+            raise ValueError(f"the afterstate action head reads line games (draw, block), not {game.name}")
+        layout = game.observation_layout
+        tiles = np.asarray(game.action_tiles)
+        plays = np.flatnonzero(tiles >= 0)
+        sides = np.array([np.count_nonzero(tiles[:a] == tiles[a]) for a in plays])  # 0 left, 1 right
+        num_tiles = game.num_tiles
+        numbers = layout["left_end"].stop - layout["left_end"].start
+        low, high = TILE_LOW[tiles[plays]], TILE_HIGH[tiles[plays]]
+        contains = np.zeros((num_tiles, numbers), np.float32)  # [T, N]: tile shows number
+        contains[np.arange(num_tiles), TILE_LOW[:num_tiles]] = 1.0
+        contains[np.arange(num_tiles), TILE_HIGH[:num_tiles]] = 1.0
+        self.layout = {name: (part.start, part.stop) for name, part in layout.items()}
+        self.numbers = numbers
+        self.opponents = (layout["voids"].stop - layout["voids"].start) // numbers
+        self.num_actions = game.num_actions
+        eye = np.eye(numbers, dtype=np.float32)
+        buffers = {
+            "plays": torch.as_tensor(plays),
+            "play_tile": torch.as_tensor(tiles[plays]),
+            "play_side": torch.as_tensor(sides),
+            "low": torch.as_tensor(eye[low]),  # [M, N] one-hot of each play's faces
+            "high": torch.as_tensor(eye[high]),
+            "low_index": torch.as_tensor(low.astype(np.int64)),
+            "contains": torch.as_tensor(contains),
+            "tile_pips": torch.as_tensor(TILE_VALUE[:num_tiles].astype(np.float32) / (2.0 * (numbers - 1))),
+            "play_pips": torch.as_tensor(TILE_VALUE[tiles[plays]].astype(np.float32) / (2.0 * (numbers - 1))),
+            "play_double": torch.as_tensor((low == high).astype(np.float32)),
+        }
+        for name, value in buffers.items():  # derived from the game, so kept out of checkpoints
+            self.register_buffer(name, value, persistent=False)
+        self.num_features = 5 * numbers + 9 + 2 * self.opponents
+        self.features_in = nn.Linear(self.num_features, hidden)
+        self.context = nn.Linear(width, hidden, bias=False)
+        self.out = nn.Linear(hidden, 1)
+        nn.init.orthogonal_(self.features_in.weight, float(np.sqrt(2)))
+        nn.init.zeros_(self.features_in.bias)
+        nn.init.orthogonal_(self.context.weight, float(np.sqrt(2)) / 4)
+        nn.init.orthogonal_(self.out.weight, 0.01)
+        nn.init.zeros_(self.out.bias)
+
+    def block(self, observations: torch.Tensor, name: str) -> torch.Tensor:
+        start, stop = self.layout[name]
+        return observations[:, start:stop]
+
+    def features(self, observations: torch.Tensor) -> torch.Tensor:
+        """``[B, M, F]``: for each of the M plays, the line after it, seen by the observer."""
+        hand, table = self.block(observations, "hand"), self.block(observations, "table")
+        left, right = self.block(observations, "left_end"), self.block(observations, "right_end")
+        voids = self.block(observations, "voids").view(len(observations), self.opponents, self.numbers)
+        batch, plays = len(observations), len(self.plays)
+        lead = (left.sum(1) == 0).float().view(batch, 1, 1)  # nothing on the table yet
+        ends = torch.stack([left, right], 1)  # [B, 2, N]
+        played_on = ends[:, self.play_side]  # [B, M, N] the end each play covers
+        kept = ends[:, 1 - self.play_side]  # the end it leaves
+        # the face left open: the high one when the low one matches the end, else the low one
+        low_matches = played_on.gather(2, self.low_index.view(1, -1, 1).expand(batch, -1, 1))
+        opened = low_matches * self.high + (1 - low_matches) * self.low
+        open_after = lead * (self.low + self.high) + (1 - lead) * (kept + opened)  # [B, M, N] count per number
+        opened = lead * self.high + (1 - lead) * opened
+        one_hot_tile = torch.zeros(plays, hand.shape[1], device=hand.device)
+        one_hot_tile[torch.arange(plays), self.play_tile] = 1.0
+        hand_after = hand.unsqueeze(1) - one_hot_tile  # [B, M, T]
+        unseen = (1.0 - hand.unsqueeze(1) - table.unsqueeze(1) - one_hot_tile).clamp(min=0.0)
+        mine = hand_after @ self.contains  # [B, M, N] my tiles showing each number
+        others = unseen @ self.contains
+        is_open = (open_after > 0).float()
+        fits = ((is_open @ self.contains.T) > 0).float()  # [B, M, T] tiles that fit an open end
+        open_numbers = is_open.sum(2, keepdim=True).clamp(min=1.0)
+        void_open = torch.einsum("brn,bmn->bmr", voids, is_open) / open_numbers  # share of open numbers void
+        per_play = torch.stack(
+            [
+                (hand_after * fits).sum(2) / 7.0,  # my tiles that can follow
+                (unseen * fits).sum(2) / 7.0,  # unseen tiles that fit: what the others may play
+                (mine * opened).sum(2) / 7.0,
+                (others * opened).sum(2) / 7.0,
+                (hand_after @ self.tile_pips) / 7.0,  # pips left in my hand
+                (open_after.max(2).values > 1).float(),  # both ends the same number
+                self.play_pips.expand(batch, -1),
+                self.play_double.expand(batch, -1),
+                lead.view(batch, 1).expand(-1, plays),
+            ],
+            2,
+        )
+        return torch.cat(
+            [
+                open_after,
+                opened,
+                mine / 7.0,
+                others / 7.0,
+                is_open * voids.amax(1).unsqueeze(1),
+                per_play,
+                void_open,
+                (void_open >= 1.0).float(),
+            ],
+            2,
+        )
+
+    def forward(self, observations: torch.Tensor, hidden: torch.Tensor) -> torch.Tensor:
+        features = self.features(observations)
+        inner = torch.relu(self.features_in(features) + self.context(hidden).unsqueeze(1))
+        out = hidden.new_zeros(len(hidden), self.num_actions)
+        out[:, self.plays] = self.out(inner).squeeze(-1)
+        return out

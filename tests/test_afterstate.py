@@ -1,0 +1,105 @@
+"""The afterstate action head: each play scored from the line it leaves, computed from the
+observation in closed form. The features are checked against the engine itself: the position
+after each legal play, as the player then observes it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from agents.afterstate import AfterstateScores, supports_afterstate
+from agents.guided_tree import GuidedTreeAgent
+from agents.network import network_for
+from agents.policy import PolicyAgent
+from domino_env import make_game
+from domino_env.tiles import tile_faces
+from training import checkpoint as ckpt
+from training.config import ConfigError, build_config
+
+LINE_GAMES = [
+    ("draw", {"num_players": 2}),
+    ("block", {"num_players": 2}),
+    ("draw", {"num_players": 4, "partnerships": True}),
+]
+
+
+@pytest.mark.parametrize(("variant", "options"), LINE_GAMES)
+def test_the_features_are_the_line_the_engine_leaves_after_each_play(variant, options) -> None:
+    game = make_game(variant, **options)
+    layout = game.observation_layout
+    head = AfterstateScores(8, game)
+    numbers = head.numbers
+    state = game.new_state(1)
+    rng = np.random.default_rng(3)
+    checked = 0
+    for deal in range(12):
+        game.seed(state, 0, deal)
+        game.start(state, 0)
+        while not state[0]["game_over"]:
+            seat = int(state[0]["current"])
+            mask = np.zeros(game.num_actions, np.int8)
+            game.legal_mask(state, 0, mask)
+            obs = np.zeros(game.observation_size, np.float32)
+            game.observe(state, 0, seat, obs)
+            features = head.features(torch.as_tensor(obs[None]))[0].numpy()
+            for k, action in enumerate(head.plays.numpy()):
+                if not mask[action]:
+                    continue
+                after = state.copy()
+                game.step(after, 0, action)
+                seen = np.zeros_like(obs)
+                game.observe(after, 0, seat, seen)
+                ends = seen[layout["left_end"]] + seen[layout["right_end"]]
+                if ends.sum() == 0:  # the play ended the game and the line is no longer shown
+                    continue
+                np.testing.assert_array_equal(features[k, :numbers], ends)
+                hand, table = seen[layout["hand"]], seen[layout["table"]]
+                fits = np.array([ends[lo] + ends[hi] > 0 for lo, hi in map(tile_faces, range(game.num_tiles))])
+                unseen = 1 - hand - table
+                per_play = features[k, 5 * numbers :]
+                assert per_play[0] == pytest.approx(hand[fits].sum() / 7)
+                assert per_play[1] == pytest.approx(unseen[fits].sum() / 7)
+                checked += 1
+            game.step(state, 0, rng.choice(np.flatnonzero(mask)))
+    assert checked > 200
+
+
+def test_draw_and_pass_keep_the_plain_heads_logit() -> None:
+    game = make_game("draw", num_players=2)
+    network = network_for(game, [16], action_head="afterstate")
+    obs = torch.rand(4, game.observation_size)
+    scores = network.afterstate(obs, network.trunk(obs))
+    others = np.flatnonzero(game.action_tiles < 0)
+    assert torch.all(scores[:, others] == 0)
+    assert torch.all(scores[:, game.action_tiles >= 0] != 0)
+
+
+def test_an_afterstate_checkpoint_reloads_and_plays_the_same(tmp_path: Path) -> None:
+    game = make_game("block", num_players=2)
+    network = network_for(game, [16], action_head="afterstate")
+    ckpt.save_model(tmp_path / "after", network, game)
+    loaded = ckpt.load_network(tmp_path / "after", game)
+    assert loaded.action_head == "afterstate"
+    obs = np.random.default_rng(0).random((5, game.observation_size), dtype=np.float32)
+    mask = np.ones((5, game.num_actions), np.int8)
+    torch.testing.assert_close(loaded.logits(torch.as_tensor(obs)), network.logits(torch.as_tensor(obs)))
+    np.testing.assert_array_equal(PolicyAgent(loaded).act(obs, mask), PolicyAgent(network).act(obs, mask))
+
+
+def test_games_without_a_line_are_refused_before_training() -> None:
+    assert not supports_afterstate(make_game("hungarian", num_players=3))
+    assert not supports_afterstate(make_game("mexican_train", num_players=4))
+    with pytest.raises(ValueError, match="line games"):
+        network_for(make_game("mexican_train", num_players=4), [16], action_head="afterstate")
+    refused = r"network\.action_head=afterstate reads line games \(draw, block\), not hungarian"
+    with pytest.raises(ConfigError, match=refused):
+        build_config({}, ["env.variant=hungarian", "env.options={num_players: 3}", "network.action_head=afterstate"])
+
+
+def test_the_guided_tree_refuses_a_head_it_cannot_compile() -> None:
+    game = make_game("draw", num_players=2)
+    with pytest.raises(ValueError, match="not the afterstate head"):
+        GuidedTreeAgent(game, network_for(game, [16], action_head="afterstate"))
