@@ -96,23 +96,23 @@ class AfterstateScores(nn.Module):
         opened = low_matches * self.high + (1 - low_matches) * self.low
         open_after = lead * (self.low + self.high) + (1 - lead) * (kept + opened)  # [B, M, N] count per number
         opened = lead * self.high + (1 - lead) * opened
-        one_hot_tile = torch.zeros(plays, hand.shape[1], device=hand.device)
-        one_hot_tile[torch.arange(plays), self.play_tile] = 1.0
-        hand_after = hand.unsqueeze(1) - one_hot_tile  # [B, M, T]
-        unseen = (1.0 - hand.unsqueeze(1) - table.unsqueeze(1) - one_hot_tile).clamp(min=0.0)
-        mine = hand_after @ self.contains  # [B, M, N] my tiles showing each number
-        others = unseen @ self.contains
+        # The played tile was in hand, so it leaves the hand and was never unseen: each count
+        # over the hand after the play is the count over the hand less the tile's own share.
+        unseen = 1.0 - hand - table  # [B, T]
+        mine = (hand @ self.contains).unsqueeze(1) - self.contains[self.play_tile]  # [B, M, N] my tiles per number
+        others = (unseen @ self.contains).unsqueeze(1).expand(-1, plays, -1)
         is_open = (open_after > 0).float()
         fits = ((is_open @ self.contains.T) > 0).float()  # [B, M, T] tiles that fit an open end
+        fits_played = fits.gather(2, self.play_tile.view(1, -1, 1).expand(batch, -1, 1)).squeeze(2)
         open_numbers = is_open.sum(2, keepdim=True).clamp(min=1.0)
-        void_open = torch.einsum("brn,bmn->bmr", voids, is_open) / open_numbers  # share of open numbers void
+        void_open = is_open @ voids.transpose(1, 2) / open_numbers  # [B, M, R] share of open numbers void
         per_play = torch.stack(
             [
-                (hand_after * fits).sum(2) / 7.0,  # my tiles that can follow
-                (unseen * fits).sum(2) / 7.0,  # unseen tiles that fit: what the others may play
+                ((fits @ hand.unsqueeze(2)).squeeze(2) - fits_played) / 7.0,  # my tiles that can follow
+                (fits @ unseen.unsqueeze(2)).squeeze(2) / 7.0,  # unseen tiles that fit: what the others may play
                 (mine * opened).sum(2) / 7.0,
                 (others * opened).sum(2) / 7.0,
-                (hand_after @ self.tile_pips) / 7.0,  # pips left in my hand
+                ((hand @ self.tile_pips).unsqueeze(1) - self.tile_pips[self.play_tile]) / 7.0,  # pips left in hand
                 (open_after.max(2).values > 1).float(),  # both ends the same number
                 self.play_pips.expand(batch, -1),
                 self.play_double.expand(batch, -1),
