@@ -81,44 +81,58 @@ class AfterstateScores(nn.Module):
         start, stop = self.layout[name]
         return observations[:, start:stop]
 
-    def features(self, observations: torch.Tensor) -> torch.Tensor:
-        """``[B, M, F]``: for each of the M plays, the line after it, seen by the observer."""
+    def candidates(self, observations: torch.Tensor) -> torch.Tensor:
+        """``[B, M]``: the plays that may be legal, a tile in hand on an end it shows (the first
+        side only on the lead). Every legal play is one; a position has 1.7 on average of the 56
+        in the partnership, so the head scores those alone."""
+        hand = self.block(observations, "hand")[:, self.play_tile]
+        left, right = self.block(observations, "left_end"), self.block(observations, "right_end")
+        lead = (left.sum(1, keepdim=True) == 0).float()
+        shows = (self.low + self.high).clamp(max=1.0)  # [M, N]
+        on_left, on_right = left @ shows.T, right @ shows.T
+        fits = torch.where(self.play_side.bool(), on_right, on_left)
+        fits = lead * (1 - self.play_side.float()) + (1 - lead) * fits
+        return (hand * fits) > 0
+
+    def features(self, observations: torch.Tensor, plays: torch.Tensor) -> torch.Tensor:
+        """``[K, F]``: the line after the play ``plays[k]`` (an index into :attr:`plays`) from the
+        observation ``observations[k]``, as the observer sees it."""
         hand, table = self.block(observations, "hand"), self.block(observations, "table")
         left, right = self.block(observations, "left_end"), self.block(observations, "right_end")
         voids = self.block(observations, "voids").view(len(observations), self.opponents, self.numbers)
-        batch, plays = len(observations), len(self.plays)
-        lead = (left.sum(1) == 0).float().view(batch, 1, 1)  # nothing on the table yet
-        ends = torch.stack([left, right], 1)  # [B, 2, N]
-        played_on = ends[:, self.play_side]  # [B, M, N] the end each play covers
-        kept = ends[:, 1 - self.play_side]  # the end it leaves
+        side, tile = self.play_side[plays].view(-1, 1), self.play_tile[plays]
+        low, high = self.low[plays], self.high[plays]
+        lead = (left.sum(1, keepdim=True) == 0).float()  # nothing on the table yet
+        played_on = torch.where(side.bool(), right, left)  # the end the play covers
+        kept = torch.where(side.bool(), left, right)  # the end it leaves
         # the face left open: the high one when the low one matches the end, else the low one
-        low_matches = played_on.gather(2, self.low_index.view(1, -1, 1).expand(batch, -1, 1))
-        opened = low_matches * self.high + (1 - low_matches) * self.low
-        open_after = lead * (self.low + self.high) + (1 - lead) * (kept + opened)  # [B, M, N] count per number
-        opened = lead * self.high + (1 - lead) * opened
+        low_matches = (played_on * low).sum(1, keepdim=True)
+        opened = low_matches * high + (1 - low_matches) * low
+        open_after = lead * (low + high) + (1 - lead) * (kept + opened)  # [K, N] count per number
+        opened = lead * high + (1 - lead) * opened
         # The played tile was in hand, so it leaves the hand and was never unseen: each count
         # over the hand after the play is the count over the hand less the tile's own share.
-        unseen = 1.0 - hand - table  # [B, T]
-        mine = (hand @ self.contains).unsqueeze(1) - self.contains[self.play_tile]  # [B, M, N] my tiles per number
-        others = (unseen @ self.contains).unsqueeze(1).expand(-1, plays, -1)
+        unseen = 1.0 - hand - table  # [K, T]
+        mine = hand @ self.contains - self.contains[tile]  # [K, N] my tiles per number
+        others = unseen @ self.contains
         is_open = (open_after > 0).float()
-        fits = ((is_open @ self.contains.T) > 0).float()  # [B, M, T] tiles that fit an open end
-        fits_played = fits.gather(2, self.play_tile.view(1, -1, 1).expand(batch, -1, 1)).squeeze(2)
-        open_numbers = is_open.sum(2, keepdim=True).clamp(min=1.0)
-        void_open = is_open @ voids.transpose(1, 2) / open_numbers  # [B, M, R] share of open numbers void
+        fits = ((is_open @ self.contains.T) > 0).float()  # [K, T] tiles that fit an open end
+        fits_played = fits.gather(1, tile.view(-1, 1)).squeeze(1)
+        open_numbers = is_open.sum(1, keepdim=True).clamp(min=1.0)
+        void_open = (voids @ is_open.unsqueeze(2)).squeeze(2) / open_numbers  # [K, R] share of open numbers void
         per_play = torch.stack(
             [
-                ((fits @ hand.unsqueeze(2)).squeeze(2) - fits_played) / 7.0,  # my tiles that can follow
-                (fits @ unseen.unsqueeze(2)).squeeze(2) / 7.0,  # unseen tiles that fit: what the others may play
-                (mine * opened).sum(2) / 7.0,
-                (others * opened).sum(2) / 7.0,
-                ((hand @ self.tile_pips).unsqueeze(1) - self.tile_pips[self.play_tile]) / 7.0,  # pips left in hand
-                (open_after.max(2).values > 1).float(),  # both ends the same number
-                self.play_pips.expand(batch, -1),
-                self.play_double.expand(batch, -1),
-                lead.view(batch, 1).expand(-1, plays),
+                ((fits * hand).sum(1) - fits_played) / 7.0,  # my tiles that can follow
+                (fits * unseen).sum(1) / 7.0,  # unseen tiles that fit: what the others may play
+                (mine * opened).sum(1) / 7.0,
+                (others * opened).sum(1) / 7.0,
+                (hand @ self.tile_pips - self.tile_pips[tile]) / 7.0,  # pips left in hand
+                (open_after.max(1).values > 1).float(),  # both ends the same number
+                self.play_pips[plays],
+                self.play_double[plays],
+                lead.squeeze(1),
             ],
-            2,
+            1,
         )
         return torch.cat(
             [
@@ -126,17 +140,17 @@ class AfterstateScores(nn.Module):
                 opened,
                 mine / 7.0,
                 others / 7.0,
-                is_open * voids.amax(1).unsqueeze(1),
+                is_open * voids.amax(1),
                 per_play,
                 void_open,
                 (void_open >= 1.0).float(),
             ],
-            2,
+            1,
         )
 
     def forward(self, observations: torch.Tensor, hidden: torch.Tensor) -> torch.Tensor:
-        features = self.features(observations)
-        inner = torch.relu(self.features_in(features) + self.context(hidden).unsqueeze(1))
+        rows, plays = self.candidates(observations).nonzero(as_tuple=True)
+        features = self.features(observations[rows], plays)
+        inner = torch.relu(self.features_in(features) + self.context(hidden)[rows])
         out = hidden.new_zeros(len(hidden), self.num_actions)
-        out[:, self.plays] = self.out(inner).squeeze(-1)
-        return out
+        return out.index_put((rows, self.plays[plays]), self.out(inner).squeeze(-1))

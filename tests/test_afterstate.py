@@ -46,10 +46,12 @@ def test_the_features_are_the_line_the_engine_leaves_after_each_play(variant, op
             game.legal_mask(state, 0, mask)
             obs = np.zeros(game.observation_size, np.float32)
             game.observe(state, 0, seat, obs)
-            features = head.features(torch.as_tensor(obs[None]))[0].numpy()
+            candidates = head.candidates(torch.as_tensor(obs[None]))[0].numpy()
             for k, action in enumerate(head.plays.numpy()):
                 if not mask[action]:
                     continue
+                assert candidates[k], "the head scores every legal play"
+                features = head.features(torch.as_tensor(obs[None]), torch.tensor([k]))[0].numpy()
                 after = state.copy()
                 game.step(after, 0, action)
                 seen = np.zeros_like(obs)
@@ -57,11 +59,11 @@ def test_the_features_are_the_line_the_engine_leaves_after_each_play(variant, op
                 ends = seen[layout["left_end"]] + seen[layout["right_end"]]
                 if ends.sum() == 0:  # the play ended the game and the line is no longer shown
                     continue
-                np.testing.assert_array_equal(features[k, :numbers], ends)
+                np.testing.assert_array_equal(features[:numbers], ends)
                 hand, table = seen[layout["hand"]], seen[layout["table"]]
                 fits = np.array([ends[lo] + ends[hi] > 0 for lo, hi in map(tile_faces, range(game.num_tiles))])
                 unseen = 1 - hand - table
-                per_play = features[k, 5 * numbers :]
+                per_play = features[5 * numbers :]
                 assert per_play[0] == pytest.approx(hand[fits].sum() / 7)
                 assert per_play[1] == pytest.approx(unseen[fits].sum() / 7)
                 checked += 1
@@ -69,14 +71,33 @@ def test_the_features_are_the_line_the_engine_leaves_after_each_play(variant, op
     assert checked > 200
 
 
-def test_draw_and_pass_keep_the_plain_heads_logit() -> None:
+def test_only_the_plays_that_may_be_legal_are_scored() -> None:
+    """Draw, pass and every play of a tile not in hand, or on an end it does not show, keep the
+    plain head's logit: they are illegal or not plays, so the head spends nothing on them."""
     game = make_game("draw", num_players=2)
     network = network_for(game, [16], action_head="afterstate")
-    obs = torch.rand(4, game.observation_size)
-    scores = network.afterstate(obs, network.trunk(obs))
-    others = np.flatnonzero(game.action_tiles < 0)
-    assert torch.all(scores[:, others] == 0)
-    assert torch.all(scores[:, game.action_tiles >= 0] != 0)
+    state = game.new_state(1)
+    game.seed(state, 0, 5)
+    game.start(state, 0)
+    game.step(state, 0, int(np.flatnonzero(_legal(game, state))[0]))  # a tile on the table
+    seat = int(state[0]["current"])
+    obs = np.zeros((1, game.observation_size), np.float32)
+    game.observe(state, 0, seat, obs[0])
+    scores = network.afterstate(torch.as_tensor(obs), network.trunk(torch.as_tensor(obs)))[0]
+    hand = np.flatnonzero(state[0]["location"][: game.num_tiles] == seat)
+    expected = np.zeros(game.num_actions, bool)
+    for side, end in enumerate(state[0]["ends"][:2]):
+        for tile in hand:
+            expected[2 * tile + side] = int(end) in tile_faces(tile)
+    assert expected.any()
+    np.testing.assert_array_equal(scores.detach().numpy() != 0, expected)
+    assert _legal(game, state)[~expected].sum() <= 1  # at most draw or pass besides
+
+
+def _legal(game, state) -> np.ndarray:
+    mask = np.zeros(game.num_actions, np.int8)
+    game.legal_mask(state, 0, mask)
+    return mask
 
 
 def test_an_afterstate_checkpoint_reloads_and_plays_the_same(tmp_path: Path) -> None:

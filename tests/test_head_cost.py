@@ -1,0 +1,25 @@
+"""benchmarks.head_cost: each action head's update and forward time beside the flat head's."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.head_cost import main
+
+
+@pytest.mark.parametrize(
+    ("policy", "heads"), [("draw_2p", ["flat", "tiles", "afterstate"]), ("hungarian_3p", ["flat", "tiles"])]
+)
+def test_it_prints_a_row_per_head_the_game_takes(policy, heads, capsys) -> None:
+    main([policy, "--positions", "64", "--repeats", "2", "--sizes", "16"])
+    rows = [line.strip("| ").split(" | ") for line in capsys.readouterr().out.splitlines() if line.startswith("| ")]
+    assert [row[0] for row in rows[1:]] == heads  # after the header
+    assert rows[1][2] == "1.00" and rows[1][4] == "1.00"  # the flat head is the unit
+    for row in rows[1:]:
+        assert float(row[1]) > 0 and float(row[3]) > 0
+
+
+def test_a_bad_size_is_refused_in_one_line(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["draw_2p", "--sizes", "0"])
+    assert "layer widths" in capsys.readouterr().err
