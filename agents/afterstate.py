@@ -18,7 +18,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from domino_env.game import Game
+from domino_env.game import Game, action_targets
 from domino_env.games import draw_rules
 from domino_env.tiles import TILE_HIGH, TILE_LOW, TILE_VALUE
 
@@ -41,7 +41,7 @@ class AfterstateScores(nn.Module):
         layout = game.observation_layout
         tiles = np.asarray(game.action_tiles)
         plays = np.flatnonzero(tiles >= 0)
-        sides = np.array([np.count_nonzero(tiles[:a] == tiles[a]) for a in plays])  # 0 left, 1 right
+        sides = action_targets(tiles)[plays]  # 0 left, 1 right
         num_tiles = game.num_tiles
         numbers = layout["left_end"].stop - layout["left_end"].start
         low, high = TILE_LOW[tiles[plays]], TILE_HIGH[tiles[plays]]

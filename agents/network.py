@@ -13,7 +13,7 @@ from torch import nn
 from torch.distributions import Categorical
 
 from agents.afterstate import AfterstateScores
-from domino_env.game import Game
+from domino_env.game import Game, action_targets
 from domino_env.tiles import TILE_HIGH, TILE_LOW, TILE_VALUE
 
 ILLEGAL_LOGIT = -1e9
@@ -58,7 +58,7 @@ class TileScores(nn.Module):
         super().__init__()
         tiles = np.asarray(action_tiles)
         plays = np.flatnonzero(tiles >= 0)
-        targets = np.array([np.count_nonzero(tiles[:a] == tiles[a]) for a in plays])
+        targets = action_targets(tiles)[plays]
         num_tiles = int(tiles.max()) + 1
         numbers = int(TILE_HIGH[:num_tiles].max()) + 1  # 7 for double-six, 13 for double-twelve
         features = np.zeros((num_tiles, numbers + 2), np.float32)

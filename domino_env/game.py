@@ -630,6 +630,14 @@ class DealTiles:
         return [t for t in range(num_tiles) if t not in self.seen]
 
 
+def action_targets(action_tiles: np.ndarray) -> np.ndarray:
+    """For each action that plays a tile, which of that tile's actions it is, counted in action
+    order (Draw's left end 0 and right end 1; Mexican Train's trains from the actor's own); -1
+    for draw and pass. The action heads score a play by its tile and this target."""
+    tiles = np.asarray(action_tiles)
+    return np.array([np.count_nonzero(tiles[:a] == t) if t >= 0 else -1 for a, t in enumerate(tiles)], np.int64)
+
+
 def pack_config(config: NamedTuple, layout: dict[str, slice] | None = None) -> np.ndarray:
     """``config`` as a one-record numpy array with the same field names (read as
     ``cfg[0].num_players`` in compiled code), and ``at_<block>`` fields: where each block of the
