@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> None:
             if repeat:
                 updates[head].append(update)
                 forwards[head].append(forward)
-    print(f"{game.name}: {len(obs)} positions, hidden {args.sizes}, one thread, median of {args.repeats}")
+    print(f"{args.policy}: {len(obs)} positions, hidden {args.sizes}, one thread, median of {args.repeats}")
     print("| head | update ms | ratio | forward ms | ratio |")
     print("|---|---:|---:|---:|---:|")
     base_update, base_forward = np.median(updates["flat"]), np.median(forwards["flat"])

@@ -134,6 +134,7 @@ def test_a_run_trains_an_afterstate_network_and_reloads_it(tmp_path: Path) -> No
     tiny = ["ppo.num_envs=16", "ppo.rollout_steps=8", "ppo.total_env_steps=256", "ppo.update_epochs=1",
             "eval.every=1", "eval.games=8", "run.checkpoint_every=1", "network.hidden_sizes=[32]",
             "imitation.decisions_per_round=200", "imitation.rounds=1", "network.action_head=afterstate",
+            "improve.positions=0",
             f"run.dir={tmp_path}"]  # fmt: skip
     config = load_config(Path("configs/draw_4p_partners.yaml"), tiny)
     folder = train(config, tmp_path / "run")

@@ -137,9 +137,13 @@ def test_engine_threads_numba_cannot_use_are_refused_when_the_run_starts(tmp_pat
 
 @pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.stem)
 def test_every_config_trains_a_few_updates(path: Path, tmp_path: Path) -> None:
-    config = load_config(path, [*TINY, f"run.dir={tmp_path}"])
+    """Each config as written, at a tiny size; one with an improvement phase runs it on a few
+    dozen positions and ends with the improved policy."""
+    phase = load_config(path).improve.positions > 0
+    tiny_phase = ["improve.positions=48", "improve.chunk=24", "improve.minibatch_size=16"] if phase else []
+    config = load_config(path, [*TINY, *tiny_phase, f"run.dir={tmp_path}"])
     folder = train(config, tmp_path / "run")
-    assert folder.name == "update_000003"
+    assert folder == tmp_path / "run" / (ckpt.IMPROVED_DIR if phase else "checkpoints/update_000003")
     network = ckpt.load_network(folder, make_game(config.env.variant, **config.env.options))
     assert network.hidden_sizes == [32]
     assert (tmp_path / "run" / "learning_curve.png").is_file()
