@@ -5,9 +5,10 @@ tiles and of the unseen ones fit them, whether a seat known to be void on them i
 on the observation has to rebuild each of those quantities for each of the 56 moves from the
 hand, table and end vectors; :func:`benchmarks.value_fit` measured that it does not, at any width
 tried. This head computes them in closed form from the observation (they are sums over public
-tiles and the observer's own hand, so no hidden information enters) and scores every move by one
-small network shared by all moves, fed with those features and a summary of the trunk's state:
-``score[a] = v . relu(U features[a] + C hidden)``.
+tiles and the observer's own hand, so no hidden information enters) and scores each play by one
+small network shared by all plays, fed with those features and a summary of the trunk's state:
+``score[a] = v . relu(U features[a] + C hidden)``. Only the plays that may be legal are scored
+(:meth:`AfterstateScores.candidates`), two or so of the 56 a position: the rest are masked anyway.
 
 It serves the line games (Draw and Block: one tile per move on the left or right end).
 """
@@ -59,7 +60,6 @@ class AfterstateScores(nn.Module):
             "play_side": torch.as_tensor(sides),
             "low": torch.as_tensor(eye[low]),  # [M, N] one-hot of each play's faces
             "high": torch.as_tensor(eye[high]),
-            "low_index": torch.as_tensor(low.astype(np.int64)),
             "contains": torch.as_tensor(contains),
             "tile_pips": torch.as_tensor(TILE_VALUE[:num_tiles].astype(np.float32) / (2.0 * (numbers - 1))),
             "play_pips": torch.as_tensor(TILE_VALUE[tiles[plays]].astype(np.float32) / (2.0 * (numbers - 1))),
@@ -83,7 +83,7 @@ class AfterstateScores(nn.Module):
 
     def candidates(self, observations: torch.Tensor) -> torch.Tensor:
         """``[B, M]``: the plays that may be legal, a tile in hand on an end it shows (the first
-        side only on the lead). Every legal play is one; a position has 1.7 on average of the 56
+        side only on the lead). Every legal play is one; a position has 1.8 on average of the 56
         in the partnership, so the head scores those alone."""
         hand = self.block(observations, "hand")[:, self.play_tile]
         left, right = self.block(observations, "left_end"), self.block(observations, "right_end")
