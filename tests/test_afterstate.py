@@ -13,7 +13,6 @@ import torch
 from agents.afterstate import AfterstateScores, supports_afterstate
 from agents.guided_tree import GuidedTreeAgent
 from agents.network import network_for
-from agents.policy import PolicyAgent
 from domino_env import make_game
 from domino_env.tiles import tile_faces
 from training import checkpoint as ckpt
@@ -98,18 +97,6 @@ def _legal(game, state) -> np.ndarray:
     mask = np.zeros(game.num_actions, np.int8)
     game.legal_mask(state, 0, mask)
     return mask
-
-
-def test_an_afterstate_checkpoint_reloads_and_plays_the_same(tmp_path: Path) -> None:
-    game = make_game("block", num_players=2)
-    network = network_for(game, [16], action_head="afterstate")
-    ckpt.save_model(tmp_path / "after", network, game)
-    loaded = ckpt.load_network(tmp_path / "after", game)
-    assert loaded.action_head == "afterstate"
-    obs = np.random.default_rng(0).random((5, game.observation_size), dtype=np.float32)
-    mask = np.ones((5, game.num_actions), np.int8)
-    torch.testing.assert_close(loaded.logits(torch.as_tensor(obs)), network.logits(torch.as_tensor(obs)))
-    np.testing.assert_array_equal(PolicyAgent(loaded).act(obs, mask), PolicyAgent(network).act(obs, mask))
 
 
 def test_games_without_a_line_are_refused_before_training() -> None:

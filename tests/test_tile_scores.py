@@ -63,18 +63,20 @@ def test_tiles_that_show_the_same_numbers_share_what_is_learned() -> None:
         assert change[action] == pytest.approx(expected, abs=1e-5), action
 
 
-def test_a_tiles_checkpoint_reloads_and_plays_the_same(tmp_path: Path) -> None:
-    game = make_game("draw", num_players=2)
-    network = network_for(game, [16], action_head="tiles")
-    ckpt.save_model(tmp_path / "tiles", network, game)
-    loaded = ckpt.load_network(tmp_path / "tiles", game)
-    assert loaded.action_head == "tiles"
+@pytest.mark.parametrize(("variant", "head"), [("draw", "tiles"), ("block", "afterstate")])
+def test_a_checkpoint_of_each_head_reloads_and_plays_the_same(variant, head, tmp_path: Path) -> None:
+    """The checkpoint records the head; a new run starting from it must ask for the same one."""
+    game = make_game(variant, num_players=2)
+    network = network_for(game, [16], action_head=head)
+    ckpt.save_model(tmp_path / head, network, game)
+    loaded = ckpt.load_network(tmp_path / head, game)
+    assert loaded.action_head == head
     obs = np.random.default_rng(0).random((5, game.observation_size), dtype=np.float32)
     mask = np.ones((5, game.num_actions), np.int8)
     torch.testing.assert_close(loaded.logits(torch.as_tensor(obs)), network.logits(torch.as_tensor(obs)))
     np.testing.assert_array_equal(PolicyAgent(loaded).act(obs, mask), PolicyAgent(network).act(obs, mask))
-    with pytest.raises(ckpt.CheckpointError, match=r"'tiles' action head: set network\.action_head=tiles"):
-        ckpt.initial_weights(tmp_path / "tiles", game, [16])
+    with pytest.raises(ckpt.CheckpointError, match=rf"'{head}' action head: set network\.action_head={head}"):
+        ckpt.initial_weights(tmp_path / head, game, [16])
 
 
 def test_an_unknown_action_head_is_refused() -> None:
