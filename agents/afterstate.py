@@ -88,7 +88,7 @@ class AfterstateScores(nn.Module):
         hand = self.block(observations, "hand")[:, self.play_tile]
         left, right = self.block(observations, "left_end"), self.block(observations, "right_end")
         lead = (left.sum(1, keepdim=True) == 0).float()
-        shows = (self.low + self.high).clamp(max=1.0)  # [M, N]
+        shows = self.contains[self.play_tile]  # [M, N] the numbers each play's tile shows
         on_left, on_right = left @ shows.T, right @ shows.T
         fits = torch.where(self.play_side.bool(), on_right, on_left)
         fits = lead * (1 - self.play_side.float()) + (1 - lead) * fits
