@@ -4,8 +4,6 @@ after each legal play, as the player then observes it."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 import torch
@@ -15,9 +13,7 @@ from agents.guided_tree import GuidedTreeAgent
 from agents.network import network_for
 from domino_env import make_game
 from domino_env.tiles import tile_faces
-from training import checkpoint as ckpt
-from training.config import ConfigError, build_config, load_config
-from training.ppo import train
+from training.config import ConfigError, build_config
 
 LINE_GAMES = [
     ("draw", {"num_players": 2}),
@@ -113,17 +109,3 @@ def test_the_guided_tree_refuses_a_head_it_cannot_compile() -> None:
     game = make_game("draw", num_players=2)
     with pytest.raises(ValueError, match="not the afterstate head"):
         GuidedTreeAgent(game, network_for(game, [16], action_head="afterstate"))
-
-
-def test_a_run_trains_an_afterstate_network_and_reloads_it(tmp_path: Path) -> None:
-    """Imitation, PPO and the checkpoint all go through the head: a few updates of the shipped
-    partnership config with it, and the run's network reloads with it."""
-    tiny = ["ppo.num_envs=16", "ppo.rollout_steps=8", "ppo.total_env_steps=256", "ppo.update_epochs=1",
-            "eval.every=1", "eval.games=8", "run.checkpoint_every=1", "network.hidden_sizes=[32]",
-            "imitation.decisions_per_round=200", "imitation.rounds=1", "network.action_head=afterstate",
-            "improve.positions=0",
-            f"run.dir={tmp_path}"]  # fmt: skip
-    config = load_config(Path("configs/draw_4p_partners.yaml"), tiny)
-    folder = train(config, tmp_path / "run")
-    network = ckpt.load_network(folder, make_game("draw", num_players=4, partnerships=True))
-    assert network.action_head == "afterstate" and network.hidden_sizes == [32]

@@ -145,7 +145,7 @@ def test_every_config_trains_a_few_updates(path: Path, tmp_path: Path) -> None:
     folder = train(config, tmp_path / "run")
     assert folder == tmp_path / "run" / (ckpt.IMPROVED_DIR if phase else "checkpoints/update_000003")
     network = ckpt.load_network(folder, make_game(config.env.variant, **config.env.options))
-    assert network.hidden_sizes == [32]
+    assert network.hidden_sizes == [32] and network.action_head == config.network.action_head
     assert (tmp_path / "run" / "learning_curve.png").is_file()
     header = (tmp_path / "run" / "metrics.csv").read_text().splitlines()[0]
     assert "eval/vs_greedy" in header and "speed/env_steps_per_second" in header
