@@ -10,7 +10,9 @@ small network shared by all plays, fed with those features and a summary of the 
 ``score[a] = v . relu(U features[a] + C hidden)``. Only the plays that may be legal are scored
 (:meth:`AfterstateScores.candidates`), two or so of the 56 a position: the rest are masked anyway.
 
-It serves the line games (Draw and Block: one tile per move on the left or right end).
+It serves the line games (Draw and Block: one tile per move on the left or right end), and with
+:class:`agents.train_afterstate.TrainAfterstateScores` Mexican Train, whose features are the
+trains a play leaves. :func:`afterstate_scores` picks the one a game takes.
 """
 
 from __future__ import annotations
@@ -20,55 +22,42 @@ import torch
 from torch import nn
 
 from domino_env.game import Game, action_targets
-from domino_env.games import draw_rules
+from domino_env.games import draw_rules, mexican_train_rules
 from domino_env.tiles import TILE_HIGH, TILE_LOW, TILE_VALUE
 
 
 def supports_afterstate(game: Game) -> bool:
-    """Whether ``game`` is one this head reads: a Draw or Block line, two open ends, one tile a
-    move. (Hungarian's line also has ends, but one of them is closed by default and a turn can
-    lay a run of tiles, so what follows a play is not this closed form.)"""
-    return game.rules is draw_rules
+    """Whether ``game`` is one this head reads: a Draw or Block line (two open ends, one tile a
+    move) or Mexican Train's trains. (Hungarian's line also has ends, but one of them is closed by
+    default and a turn lays a run of tiles, so what follows a play is not this closed form.)"""
+    return game.rules is draw_rules or game.rules is mexican_train_rules
 
 
-class AfterstateScores(nn.Module):
-    """Adds to each play's logit a score computed from the features of the line after it (see
-    the module's docstring); draw and pass get none, the plain head scores them."""
+def afterstate_scores(width: int, game: Game) -> AfterstateHead:
+    """The afterstate head for ``game``: the line's or the trains'; a one-line ValueError for a
+    game neither reads."""
+    if not supports_afterstate(game):
+        raise ValueError(f"the afterstate action head reads draw, block and mexican_train, not {game.name}")
+    if game.rules is mexican_train_rules:
+        from agents.train_afterstate import TrainAfterstateScores  # it builds on this module
 
-    def __init__(self, width: int, game: Game, hidden: int = 64) -> None:
+        return TrainAfterstateScores(width, game)
+    return AfterstateScores(width, game)
+
+
+class AfterstateHead(nn.Module):
+    """What every afterstate head shares: each candidate play scored by one small network fed
+    with the play's features and a summary of the trunk's state, ``v . relu(U features + C
+    hidden)``. A subclass says which plays may be legal (:meth:`candidates`, a superset of the
+    legal ones: the rest are masked anyway) and what each leaves (:meth:`features`)."""
+
+    def __init__(self, width: int, game: Game, plays: np.ndarray, num_features: int, hidden: int = 64) -> None:
         super().__init__()
-        if not supports_afterstate(game):
-            raise ValueError(f"the afterstate action head reads line games (draw, block), not {game.name}")
-        layout = game.observation_layout
-        tiles = np.asarray(game.action_tiles)
-        plays = np.flatnonzero(tiles >= 0)
-        sides = action_targets(tiles)[plays]  # 0 left, 1 right
-        num_tiles = game.num_tiles
-        numbers = layout["left_end"].stop - layout["left_end"].start
-        low, high = TILE_LOW[tiles[plays]], TILE_HIGH[tiles[plays]]
-        contains = np.zeros((num_tiles, numbers), np.float32)  # [T, N]: tile shows number
-        contains[np.arange(num_tiles), TILE_LOW[:num_tiles]] = 1.0
-        contains[np.arange(num_tiles), TILE_HIGH[:num_tiles]] = 1.0
-        self.layout = {name: (part.start, part.stop) for name, part in layout.items()}
-        self.numbers = numbers
-        self.opponents = (layout["voids"].stop - layout["voids"].start) // numbers
+        self.layout = {name: (part.start, part.stop) for name, part in game.observation_layout.items()}
         self.num_actions = game.num_actions
-        eye = np.eye(numbers, dtype=np.float32)
-        buffers = {
-            "plays": torch.as_tensor(plays),
-            "play_tile": torch.as_tensor(tiles[plays]),
-            "play_side": torch.as_tensor(sides),
-            "low": torch.as_tensor(eye[low]),  # [M, N] one-hot of each play's faces
-            "high": torch.as_tensor(eye[high]),
-            "contains": torch.as_tensor(contains),
-            "tile_pips": torch.as_tensor(TILE_VALUE[:num_tiles].astype(np.float32) / (2.0 * (numbers - 1))),
-            "play_pips": torch.as_tensor(TILE_VALUE[tiles[plays]].astype(np.float32) / (2.0 * (numbers - 1))),
-            "play_double": torch.as_tensor((low == high).astype(np.float32)),
-        }
-        for name, value in buffers.items():  # derived from the game, so kept out of checkpoints
-            self.register_buffer(name, value, persistent=False)
-        self.num_features = 5 * numbers + 9 + 2 * self.opponents
-        self.features_in = nn.Linear(self.num_features, hidden)
+        self.register_buffer("plays", torch.as_tensor(plays), persistent=False)
+        self.num_features = num_features
+        self.features_in = nn.Linear(num_features, hidden)
         self.context = nn.Linear(width, hidden, bias=False)
         self.out = nn.Linear(hidden, 1)
         nn.init.orthogonal_(self.features_in.weight, float(np.sqrt(2)))
@@ -80,6 +69,64 @@ class AfterstateScores(nn.Module):
     def block(self, observations: torch.Tensor, name: str) -> torch.Tensor:
         start, stop = self.layout[name]
         return observations[:, start:stop]
+
+    def candidates(self, observations: torch.Tensor) -> torch.Tensor:
+        """``[B, M]``: which of :attr:`plays` may be legal in each position."""
+        raise NotImplementedError
+
+    def features(self, observations: torch.Tensor, plays: torch.Tensor) -> torch.Tensor:
+        """``[K, F]``: what the play ``plays[k]`` (an index into :attr:`plays`) leaves, from the
+        observation ``observations[k]``, as the observer sees it."""
+        raise NotImplementedError
+
+    def forward(self, observations: torch.Tensor, hidden: torch.Tensor) -> torch.Tensor:
+        rows, plays = self.candidates(observations).nonzero(as_tuple=True)
+        features = self.features(observations[rows], plays)
+        inner = torch.relu(self.features_in(features) + self.context(hidden)[rows])
+        out = hidden.new_zeros(len(hidden), self.num_actions)
+        return out.index_put((rows, self.plays[plays]), self.out(inner).squeeze(-1))
+
+
+def face_table(num_tiles: int, numbers: int) -> np.ndarray:
+    """``[T, N]``: 1 where tile ``t`` shows number ``n`` (once for a double), so that a count of
+    tiles per number is a product with it."""
+    contains = np.zeros((num_tiles, numbers), np.float32)
+    contains[np.arange(num_tiles), TILE_LOW[:num_tiles]] = 1.0
+    contains[np.arange(num_tiles), TILE_HIGH[:num_tiles]] = 1.0
+    return contains
+
+
+class AfterstateScores(AfterstateHead):
+    """The line games' afterstate head: each play's logit gets a score computed from the features
+    of the line after it (see the module's docstring); draw and pass get none, the plain head
+    scores them."""
+
+    def __init__(self, width: int, game: Game, hidden: int = 64) -> None:
+        if game.rules is not draw_rules:
+            raise ValueError(f"the line afterstate head reads line games (draw, block), not {game.name}")
+        layout = game.observation_layout
+        tiles = np.asarray(game.action_tiles)
+        plays = np.flatnonzero(tiles >= 0)
+        numbers = layout["left_end"].stop - layout["left_end"].start
+        opponents = (layout["voids"].stop - layout["voids"].start) // numbers
+        super().__init__(width, game, plays, 5 * numbers + 9 + 2 * opponents, hidden)
+        self.numbers = numbers
+        self.opponents = opponents
+        num_tiles = game.num_tiles
+        low, high = TILE_LOW[tiles[plays]], TILE_HIGH[tiles[plays]]
+        eye = np.eye(numbers, dtype=np.float32)
+        buffers = {
+            "play_tile": torch.as_tensor(tiles[plays]),
+            "play_side": torch.as_tensor(action_targets(tiles)[plays]),  # 0 left, 1 right
+            "low": torch.as_tensor(eye[low]),  # [M, N] one-hot of each play's faces
+            "high": torch.as_tensor(eye[high]),
+            "contains": torch.as_tensor(face_table(num_tiles, numbers)),
+            "tile_pips": torch.as_tensor(TILE_VALUE[:num_tiles].astype(np.float32) / (2.0 * (numbers - 1))),
+            "play_pips": torch.as_tensor(TILE_VALUE[tiles[plays]].astype(np.float32) / (2.0 * (numbers - 1))),
+            "play_double": torch.as_tensor((low == high).astype(np.float32)),
+        }
+        for name, value in buffers.items():  # derived from the game, so kept out of checkpoints
+            self.register_buffer(name, value, persistent=False)
 
     def candidates(self, observations: torch.Tensor) -> torch.Tensor:
         """``[B, M]``: the plays that may be legal, a tile in hand on an end it shows (the first
@@ -147,10 +194,3 @@ class AfterstateScores(nn.Module):
             ],
             1,
         )
-
-    def forward(self, observations: torch.Tensor, hidden: torch.Tensor) -> torch.Tensor:
-        rows, plays = self.candidates(observations).nonzero(as_tuple=True)
-        features = self.features(observations[rows], plays)
-        inner = torch.relu(self.features_in(features) + self.context(hidden)[rows])
-        out = hidden.new_zeros(len(hidden), self.num_actions)
-        return out.index_put((rows, self.plays[plays]), self.out(inner).squeeze(-1))

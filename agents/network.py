@@ -12,7 +12,7 @@ import torch
 from torch import nn
 from torch.distributions import Categorical
 
-from agents.afterstate import AfterstateScores
+from agents.afterstate import afterstate_scores
 from domino_env.game import Game, action_targets
 from domino_env.tiles import TILE_HIGH, TILE_LOW, TILE_VALUE
 
@@ -22,7 +22,7 @@ ILLEGAL_LOGIT = -1e9
 MAX_HIDDEN_LAYERS = 8
 MAX_HIDDEN_SIZE = 65536
 # one logit per action; per-tile scores added (TileScores); or scores of what each play leaves
-# on the line added (agents.afterstate, line games only)
+# on the line or the trains added (agents.afterstate; Draw, Block and Mexican Train)
 ACTION_HEADS = ("flat", "tiles", "afterstate")
 
 
@@ -103,7 +103,7 @@ class PolicyNetwork(nn.Module):
         self.trunk = _mlp(observation_size, hidden_sizes)
         self.policy_head = _layer(hidden_sizes[-1], num_actions, gain=0.01)
         self.tile_scores = None if action_tiles is None else TileScores(hidden_sizes[-1], action_tiles)
-        self.afterstate = None if afterstate is None else AfterstateScores(hidden_sizes[-1], afterstate)
+        self.afterstate = None if afterstate is None else afterstate_scores(hidden_sizes[-1], afterstate)
         self.critic = _mlp(observation_size + critic_inputs, hidden_sizes) if critic_inputs else None
         self.value_head = _layer(hidden_sizes[-1], 1, gain=1.0)
         self.observation_size = observation_size
@@ -150,7 +150,7 @@ def network_for(
 ) -> PolicyNetwork:
     """A network shaped for ``game``: its observation and actions, and with
     ``action_head="tiles"`` its tiles' scores (:class:`TileScores`), with ``"afterstate"`` the
-    scores of what each play leaves (:class:`agents.afterstate.AfterstateScores`)."""
+    scores of what each play leaves (:func:`agents.afterstate.afterstate_scores`)."""
     tiles = game.action_tiles if action_head == "tiles" else None
     afterstate = game if action_head == "afterstate" else None
     return PolicyNetwork(game.observation_size, game.num_actions, hidden_sizes, critic_inputs, tiles, afterstate)

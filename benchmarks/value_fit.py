@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> None:
     _, game, policy = policy_or_exit(args.policy)
     heads = args.heads or [policy.action_head]
     if "afterstate" in heads and not supports_afterstate(game):
-        raise SystemExit(f"error: the afterstate head reads line games (draw, block), not {game.name}")
+        raise SystemExit(f"error: the afterstate head reads draw, block and mexican_train, not {game.name}")
     try:
         labellers = [check_labeller(make_agent(args.labeller, game, seed=args.seed + k), args.labeller) for k in (1, 2)]
         reference = check_labeller(make_agent(args.reference, game, seed=args.seed + 3), args.reference)

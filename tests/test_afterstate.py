@@ -95,12 +95,15 @@ def _legal(game, state) -> np.ndarray:
     return mask
 
 
-def test_games_without_a_line_are_refused_before_training() -> None:
+def test_hungarian_is_refused_before_training() -> None:
+    """Hungarian lays a run of tiles a turn on a line with one end closed: neither head reads it."""
+    assert supports_afterstate(make_game("mexican_train", num_players=4))
     assert not supports_afterstate(make_game("hungarian", num_players=3))
-    assert not supports_afterstate(make_game("mexican_train", num_players=4))
-    with pytest.raises(ValueError, match="line games"):
-        network_for(make_game("mexican_train", num_players=4), [16], action_head="afterstate")
-    refused = r"network\.action_head=afterstate reads line games \(draw, block\), not hungarian"
+    with pytest.raises(ValueError, match="reads draw, block and mexican_train, not hungarian"):
+        network_for(make_game("hungarian", num_players=3), [16], action_head="afterstate")
+    with pytest.raises(ValueError, match="reads line games"):
+        AfterstateScores(16, make_game("mexican_train", num_players=4))
+    refused = r"network\.action_head=afterstate reads draw, block and mexican_train, not hungarian"
     with pytest.raises(ConfigError, match=refused):
         build_config({}, ["env.variant=hungarian", "env.options={num_players: 3}", "network.action_head=afterstate"])
 

@@ -427,7 +427,9 @@ def _validate(config: TrainConfig) -> None:
     except (TypeError, ValueError) as error:
         raise ConfigError(f"env: {error}") from None
     if config.network.action_head == "afterstate" and not supports_afterstate(game):
-        raise ConfigError(f"network.action_head=afterstate reads line games (draw, block), not {config.env.variant}")
+        raise ConfigError(
+            f"network.action_head=afterstate reads draw, block and mexican_train, not {config.env.variant}"
+        )
     from agents.registry import check_labeller, make_agent  # every pool agent and the teacher must be buildable
 
     named = [(f"pool.baselines[{i}]", name) for i, name in enumerate(config.pool.baselines)]

@@ -1,0 +1,149 @@
+"""Mexican Train's afterstate head: each play scored from the trains it leaves.
+
+A Mexican Train play is a tile and a train. What decides it is what the trains look like after
+it: the number the played train now shows; which numbers the player can reach on the next turn
+(the own train, the Mexican Train once it may be started, trains with a marker) and how many
+tiles in hand fit them; how many fit the own train alone, the line a player wants to keep for
+itself; which numbers the other seats can reach, and whether each is known to lack them; and
+whether a double asks to be satisfied. The plain and tiles heads give each (tile, train) a score
+from the trunk, which must rebuild those counts for each of 455 actions. This head computes them
+in closed form from the observation, from public facts and the observer's own hand only, and
+scores each candidate play with the network the line head uses
+(:class:`agents.afterstate.AfterstateHead`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from agents.afterstate import AfterstateHead, face_table
+from domino_env.game import Game, action_targets
+from domino_env.games import mexican_train_rules
+from domino_env.games.mexican_train_rules import MEXICAN, OWN
+from domino_env.tiles import TILE_HIGH, TILE_LOW, TILE_VALUE
+
+
+class TrainAfterstateScores(AfterstateHead):
+    """Adds to each play's logit a score from the features of the trains after it (see the
+    module's docstring); draw and pass get none, the plain head scores them.
+
+    Targets are the observer's: its own train, the Mexican Train, then the trains of the seats
+    after it (``train+1`` ...), whose owners' voids are the observation's rows in that order."""
+
+    def __init__(self, width: int, game: Game, hidden: int = 64) -> None:
+        if game.rules is not mexican_train_rules:
+            raise ValueError(f"the trains' afterstate head reads mexican_train, not {game.name}")
+        layout = game.observation_layout
+        tiles = np.asarray(game.action_tiles)
+        plays = np.flatnonzero(tiles >= 0)
+        numbers = layout["engine"].stop - layout["engine"].start
+        trains = layout["train_started"].stop - layout["train_started"].start
+        opponents = trains - 2
+        super().__init__(width, game, plays, 5 * numbers + trains + 2 * opponents + 11, hidden)
+        self.numbers, self.trains, self.opponents = numbers, trains, opponents
+        self.scale = float(numbers)  # counts of tiles, about a hand's size
+        num_tiles = game.num_tiles
+        low, high = TILE_LOW[tiles[plays]], TILE_HIGH[tiles[plays]]
+        eye = np.eye(numbers, dtype=np.float32)
+        pips = 2.0 * (numbers - 1)
+        buffers = {
+            "play_tile": torch.as_tensor(tiles[plays]),
+            "play_target": torch.as_tensor(np.eye(trains, dtype=np.float32)[action_targets(tiles)[plays]]),
+            "low": torch.as_tensor(eye[low]),  # [M, N] one-hot of each play's faces
+            "high": torch.as_tensor(eye[high]),
+            "contains": torch.as_tensor(face_table(num_tiles, numbers)),
+            "tile_pips": torch.as_tensor(TILE_VALUE[:num_tiles].astype(np.float32) / pips),
+            "play_pips": torch.as_tensor(TILE_VALUE[tiles[plays]].astype(np.float32) / pips),
+            "play_double": torch.as_tensor((low == high).astype(np.float32)),
+        }
+        for name, value in buffers.items():  # derived from the game, so kept out of checkpoints
+            self.register_buffer(name, value, persistent=False)
+
+    def ends(self, observations: torch.Tensor) -> torch.Tensor:
+        """``[B, T, N]``: each train's open number, one-hot (the engine's while it is empty)."""
+        return self.block(observations, "train_ends").view(len(observations), self.trains, self.numbers)
+
+    def candidates(self, observations: torch.Tensor) -> torch.Tensor:
+        """``[B, M]``: the plays that may be legal, a tile in hand on a train whose open number it
+        shows, the other seats' trains only while they carry a marker. Every legal play is one."""
+        hand = self.block(observations, "hand")[:, self.play_tile]
+        shows = torch.einsum("btn,mn->bmt", self.ends(observations), self.contains[self.play_tile])
+        fits = (shows * self.play_target).sum(2)  # [B, M]: the play's tile shows its train's number
+        public = self.block(observations, "train_public").clone()
+        public[:, OWN] = 1.0
+        public[:, MEXICAN] = 1.0
+        reachable = public @ self.play_target.T  # [B, M]
+        return (hand * fits * reachable) > 0
+
+    def features(self, observations: torch.Tensor, plays: torch.Tensor) -> torch.Tensor:
+        """``[K, F]``: the trains after the play ``plays[k]`` (an index into :attr:`plays`) from
+        the observation ``observations[k]``, as the observer sees it."""
+        hand, table = self.block(observations, "hand"), self.block(observations, "table")
+        started, public = self.block(observations, "train_started"), self.block(observations, "train_public")
+        voids = self.block(observations, "voids").view(len(observations), self.opponents, self.numbers)
+        ends = self.ends(observations)
+        tile, target = self.play_tile[plays], self.play_target[plays]  # [K], [K, T]
+        low, high = self.low[plays], self.high[plays]
+        on = target.unsqueeze(2)
+        played_on = (on * ends).sum(1)  # [K, N] the number the play covers
+        low_matches = (played_on * low).sum(1, keepdim=True)
+        opened = low_matches * high + (1 - low_matches) * low  # the face the train now shows
+        ends_after = ends * (1 - on) + on * opened.unsqueeze(1)
+        # Which trains the observer may play on next turn: its own; the Mexican Train once started
+        # or once the own train is; a marked train once started or once the own train is.
+        own_started = torch.maximum(started[:, OWN], target[:, OWN]).unsqueeze(1)
+        started_after = torch.maximum(started, target)
+        may_start = torch.maximum(started_after, own_started.expand_as(started))
+        reach = public.clone()
+        reach[:, OWN] = 1.0
+        reach[:, MEXICAN] = 1.0
+        reach = reach * may_start
+        reach[:, OWN] = 1.0
+        open_mine = (reach.unsqueeze(2) * ends_after).sum(1).clamp(max=1.0)  # [K, N]
+        # What the other seats may reach: the public trains (the own train's marker comes off
+        # when the owner plays on it), and each seat its own train.
+        marked_after = public.clone()
+        marked_after[:, OWN] = public[:, OWN] * (1 - target[:, OWN])
+        open_public = (marked_after.unsqueeze(2) * ends_after).sum(1).clamp(max=1.0)
+        open_each = (open_public.unsqueeze(1) + ends_after[:, MEXICAN + 1 :]).clamp(max=1.0)  # [K, R, N]
+        void_share = (voids * open_each).sum(2) / open_each.sum(2).clamp(min=1.0)  # [K, R]
+        unseen = 1.0 - hand - table
+        mine = hand @ self.contains - self.contains[tile]  # [K, N] my tiles per number after the play
+        others = unseen @ self.contains
+
+        def held_fitting(open_numbers: torch.Tensor) -> torch.Tensor:
+            fits = ((open_numbers @ self.contains.T) > 0).float()  # [K, tiles]
+            return (fits * hand).sum(1) - fits.gather(1, tile.view(-1, 1)).squeeze(1)
+
+        own_void = (target[:, MEXICAN + 1 :] * (voids @ opened.unsqueeze(2)).squeeze(2)).sum(1)
+        per_play = torch.stack(
+            [
+                held_fitting(open_mine) / self.scale,  # my tiles I can play next turn
+                held_fitting(ends_after[:, OWN]) / self.scale,  # my tiles that go on my own train
+                (mine * opened).sum(1) / self.scale,  # mine that follow this play (a double's satisfiers)
+                (others * opened).sum(1) / self.scale,
+                ((open_public @ self.contains.T > 0).float() * unseen).sum(1) / self.scale,
+                (hand @ self.tile_pips - self.tile_pips[tile]) / self.scale,  # pips left in hand
+                (hand.sum(1) - 1) / self.scale,
+                self.play_pips[plays],
+                self.play_double[plays],
+                target[:, OWN] * public[:, OWN],  # takes my marker off
+                own_void,  # the train's owner is known to lack the number it now shows
+            ],
+            1,
+        )
+        return torch.cat(
+            [
+                opened,
+                open_mine,
+                open_public,
+                mine / self.scale,
+                others / self.scale,
+                target,
+                void_share,
+                (void_share >= 1.0).float(),
+                per_play,
+            ],
+            1,
+        )
