@@ -10,9 +10,10 @@ small network shared by all plays, fed with those features and a summary of the 
 ``score[a] = v . relu(U features[a] + C hidden)``. Only the plays that may be legal are scored
 (:meth:`AfterstateScores.candidates`), two or so of the 56 a position: the rest are masked anyway.
 
-It serves the line games (Draw and Block: one tile per move on the left or right end), and with
-:class:`agents.train_afterstate.TrainAfterstateScores` Mexican Train, whose features are the
-trains a play leaves. :func:`afterstate_scores` picks the one a game takes.
+It serves the line games (Draw and Block: one tile per move on the left or right end); Hungarian's
+head (:mod:`agents.run_afterstate`) adds the run a play goes on with, and Mexican Train's
+(:mod:`agents.train_afterstate`) reads the trains a play leaves. :func:`afterstate_scores` picks
+the one a game takes.
 """
 
 from __future__ import annotations
@@ -22,26 +23,21 @@ import torch
 from torch import nn
 
 from domino_env.game import Game, action_targets
-from domino_env.games import draw_rules, mexican_train_rules
+from domino_env.games import draw_rules, hungarian_rules, mexican_train_rules
 from domino_env.tiles import TILE_HIGH, TILE_LOW, TILE_VALUE
 
 
-def supports_afterstate(game: Game) -> bool:
-    """Whether ``game`` is one this head reads: a Draw or Block line (two open ends, one tile a
-    move) or Mexican Train's trains. (Hungarian's line also has ends, but one of them is closed by
-    default and a turn lays a run of tiles, so what follows a play is not this closed form.)"""
-    return game.rules is draw_rules or game.rules is mexican_train_rules
-
-
 def afterstate_scores(width: int, game: Game) -> AfterstateHead:
-    """The afterstate head for ``game``: the line's or the trains'; a one-line ValueError for a
-    game neither reads."""
-    if not supports_afterstate(game):
-        raise ValueError(f"the afterstate action head reads draw, block and mexican_train, not {game.name}")
+    """The afterstate head for ``game``: the line's, the line's and run's (Hungarian) or the
+    trains' (Mexican Train)."""
     if game.rules is mexican_train_rules:
-        from agents.train_afterstate import TrainAfterstateScores  # it builds on this module
+        from agents.train_afterstate import TrainAfterstateScores  # they build on this module
 
         return TrainAfterstateScores(width, game)
+    if game.rules is hungarian_rules:
+        from agents.run_afterstate import RunAfterstateScores
+
+        return RunAfterstateScores(width, game)
     return AfterstateScores(width, game)
 
 
@@ -101,15 +97,18 @@ class AfterstateScores(AfterstateHead):
     of the line after it (see the module's docstring); draw and pass get none, the plain head
     scores them."""
 
+    reads: tuple = (draw_rules,)  # the rules modules whose observations this head reads
+    extra_features = 0  # a subclass's own features, after the line's
+
     def __init__(self, width: int, game: Game, hidden: int = 64) -> None:
-        if game.rules is not draw_rules:
-            raise ValueError(f"the line afterstate head reads line games (draw, block), not {game.name}")
+        if game.rules not in self.reads:
+            raise ValueError(f"{type(self).__name__} does not read {game.name}")
         layout = game.observation_layout
         tiles = np.asarray(game.action_tiles)
         plays = np.flatnonzero(tiles >= 0)
         numbers = layout["left_end"].stop - layout["left_end"].start
         opponents = (layout["voids"].stop - layout["voids"].start) // numbers
-        super().__init__(width, game, plays, 5 * numbers + 9 + 2 * opponents, hidden)
+        super().__init__(width, game, plays, 5 * numbers + 9 + 2 * opponents + self.extra_features, hidden)
         self.numbers = numbers
         self.opponents = opponents
         num_tiles = game.num_tiles
@@ -134,29 +133,40 @@ class AfterstateScores(AfterstateHead):
         in the partnership, so the head scores those alone."""
         hand = self.block(observations, "hand")[:, self.play_tile]
         left, right = self.block(observations, "left_end"), self.block(observations, "right_end")
-        lead = (left.sum(1, keepdim=True) == 0).float()
+        lead = self.leading(observations)
         shows = self.contains[self.play_tile]  # [M, N] the numbers each play's tile shows
         on_left, on_right = left @ shows.T, right @ shows.T
         fits = torch.where(self.play_side.bool(), on_right, on_left)
         fits = lead * (1 - self.play_side.float()) + (1 - lead) * fits
         return (hand * fits) > 0
 
-    def features(self, observations: torch.Tensor, plays: torch.Tensor) -> torch.Tensor:
-        """``[K, F]``: the line after the play ``plays[k]`` (an index into :attr:`plays`) from the
-        observation ``observations[k]``, as the observer sees it."""
-        hand, table = self.block(observations, "hand"), self.block(observations, "table")
+    def leading(self, observations: torch.Tensor) -> torch.Tensor:
+        """``[B, 1]``: 1 where nothing is on the table yet (Draw's left end shows a number once a
+        tile is down)."""
+        return (self.block(observations, "left_end").sum(1, keepdim=True) == 0).float()
+
+    def after_play(self, observations: torch.Tensor, plays: torch.Tensor, lead: torch.Tensor) -> tuple:
+        """``([K, N], [K, N])``: how many open ends show each number after the play, and the
+        number the play itself leaves open."""
         left, right = self.block(observations, "left_end"), self.block(observations, "right_end")
-        voids = self.block(observations, "voids").view(len(observations), self.opponents, self.numbers)
-        side, tile = self.play_side[plays].view(-1, 1), self.play_tile[plays]
+        side = self.play_side[plays].view(-1, 1)
         low, high = self.low[plays], self.high[plays]
-        lead = (left.sum(1, keepdim=True) == 0).float()  # nothing on the table yet
         played_on = torch.where(side.bool(), right, left)  # the end the play covers
         kept = torch.where(side.bool(), left, right)  # the end it leaves
         # the face left open: the high one when the low one matches the end, else the low one
         low_matches = (played_on * low).sum(1, keepdim=True)
         opened = low_matches * high + (1 - low_matches) * low
         open_after = lead * (low + high) + (1 - lead) * (kept + opened)  # [K, N] count per number
-        opened = lead * high + (1 - lead) * opened
+        return open_after, lead * high + (1 - lead) * opened
+
+    def features(self, observations: torch.Tensor, plays: torch.Tensor) -> torch.Tensor:
+        """``[K, F]``: the line after the play ``plays[k]`` (an index into :attr:`plays`) from the
+        observation ``observations[k]``, as the observer sees it."""
+        hand, table = self.block(observations, "hand"), self.block(observations, "table")
+        voids = self.block(observations, "voids").view(len(observations), self.opponents, self.numbers)
+        tile = self.play_tile[plays]
+        lead = self.leading(observations)
+        open_after, opened = self.after_play(observations, plays, lead)
         # The played tile was in hand, so it leaves the hand and was never unseen: each count
         # over the hand after the play is the count over the hand less the tile's own share.
         unseen = 1.0 - hand - table  # [K, T]

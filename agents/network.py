@@ -22,7 +22,7 @@ ILLEGAL_LOGIT = -1e9
 MAX_HIDDEN_LAYERS = 8
 MAX_HIDDEN_SIZE = 65536
 # one logit per action; per-tile scores added (TileScores); or scores of what each play leaves
-# on the line or the trains added (agents.afterstate; Draw, Block and Mexican Train)
+# on the line, the run or the trains added (agents.afterstate and the heads built on it)
 ACTION_HEADS = ("flat", "tiles", "afterstate")
 
 

@@ -33,7 +33,7 @@ class TrainAfterstateScores(AfterstateHead):
 
     def __init__(self, width: int, game: Game, hidden: int = 64) -> None:
         if game.rules is not mexican_train_rules:
-            raise ValueError(f"the trains' afterstate head reads mexican_train, not {game.name}")
+            raise ValueError(f"{type(self).__name__} does not read {game.name}")
         layout = game.observation_layout
         tiles = np.asarray(game.action_tiles)
         plays = np.flatnonzero(tiles >= 0)

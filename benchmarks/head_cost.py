@@ -4,10 +4,9 @@ asks) of the policy-and-value network, over positions that a shipped policy reac
 
     python -m benchmarks.head_cost draw_4p_partners [--positions 2048] [--repeats 20] [--sizes 256,256]
 
-Every head this game takes (:data:`agents.network.ACTION_HEADS`; ``afterstate`` in line games
-only) is built at ``--sizes`` and timed on one thread, the heads alternated within each repeat so
-that they share the machine's state; the table gives each head's median milliseconds and its
-ratio to the flat head's.
+Every head (:data:`agents.network.ACTION_HEADS`) is built at ``--sizes`` and timed on one thread,
+the heads alternated within each repeat so that they share the machine's state; the table gives
+each head's median milliseconds and its ratio to the flat head's.
 """
 
 from __future__ import annotations
@@ -23,7 +22,6 @@ import time
 import numpy as np
 import torch
 
-from agents.afterstate import supports_afterstate
 from agents.network import ACTION_HEADS, legal_entropy, masked_distribution, network_for
 from benchmarks import policy_or_exit, positive_int
 from benchmarks.value_fit import positions_of, sizes
@@ -66,7 +64,7 @@ def main(argv: list[str] | None = None) -> None:
     obs, mask = torch.as_tensor(obs[: args.positions]), torch.as_tensor(mask[: args.positions])
     actions = torch.multinomial(mask.float(), 1).squeeze(1)
     batch = (obs, mask, actions, torch.rand(len(obs)))
-    heads = [head for head in ACTION_HEADS if head != "afterstate" or supports_afterstate(game)]
+    heads = list(ACTION_HEADS)
     networks = {head: network_for(game, args.sizes, action_head=head) for head in heads}
     optimizers = {head: torch.optim.Adam(net.parameters(), lr=1e-4) for head, net in networks.items()}
     updates: dict[str, list[float]] = {head: [] for head in heads}

@@ -41,7 +41,6 @@ import numba
 import numpy as np
 import torch
 
-from agents.afterstate import supports_afterstate
 from agents.network import ACTION_HEADS, network_for
 from agents.policy import PolicyAgent
 from agents.registry import check_labeller, make_agent
@@ -102,8 +101,6 @@ def main(argv: list[str] | None = None) -> None:
     numba.set_num_threads(1)  # one heavy job per core
     _, game, policy = policy_or_exit(args.policy)
     heads = args.heads or [policy.action_head]
-    if "afterstate" in heads and not supports_afterstate(game):
-        raise SystemExit(f"error: the afterstate head reads draw, block and mexican_train, not {game.name}")
     try:
         labellers = [check_labeller(make_agent(args.labeller, game, seed=args.seed + k), args.labeller) for k in (1, 2)]
         reference = check_labeller(make_agent(args.reference, game, seed=args.seed + 3), args.reference)

@@ -8,12 +8,14 @@ import numpy as np
 import pytest
 import torch
 
-from agents.afterstate import AfterstateScores, supports_afterstate
+from agents.afterstate import AfterstateScores
 from agents.guided_tree import GuidedTreeAgent
 from agents.network import network_for
+from agents.run_afterstate import RunAfterstateScores
+from agents.train_afterstate import TrainAfterstateScores
 from domino_env import make_game
 from domino_env.tiles import tile_faces
-from training.config import ConfigError, build_config
+from training.config import build_config
 
 LINE_GAMES = [
     ("draw", {"num_players": 2}),
@@ -95,17 +97,21 @@ def _legal(game, state) -> np.ndarray:
     return mask
 
 
-def test_hungarian_is_refused_before_training() -> None:
-    """Hungarian lays a run of tiles a turn on a line with one end closed: neither head reads it."""
-    assert supports_afterstate(make_game("mexican_train", num_players=4))
-    assert not supports_afterstate(make_game("hungarian", num_players=3))
-    with pytest.raises(ValueError, match="reads draw, block and mexican_train, not hungarian"):
-        network_for(make_game("hungarian", num_players=3), [16], action_head="afterstate")
-    with pytest.raises(ValueError, match="reads line games"):
-        AfterstateScores(16, make_game("mexican_train", num_players=4))
-    refused = r"network\.action_head=afterstate reads draw, block and mexican_train, not hungarian"
-    with pytest.raises(ConfigError, match=refused):
-        build_config({}, ["env.variant=hungarian", "env.options={num_players: 3}", "network.action_head=afterstate"])
+@pytest.mark.parametrize(
+    ("variant", "options", "head"),
+    [
+        ("block", {"num_players": 2}, AfterstateScores),
+        ("hungarian", {"num_players": 3}, RunAfterstateScores),
+        ("mexican_train", {"num_players": 4}, TrainAfterstateScores),
+    ],
+)
+def test_every_variant_takes_the_head_that_reads_its_moves(variant, options, head) -> None:
+    game = make_game(variant, **options)
+    assert type(network_for(game, [16], action_head="afterstate").afterstate) is head
+    build_config({}, [f"env.variant={variant}", f"env.options={options}", "network.action_head=afterstate"])
+    other = make_game("hungarian" if variant != "hungarian" else "draw", num_players=2)
+    with pytest.raises(ValueError, match=rf"{head.__name__} does not read"):
+        head(16, other)
 
 
 def test_the_guided_tree_refuses_a_head_it_cannot_compile() -> None:

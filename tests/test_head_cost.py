@@ -7,13 +7,11 @@ import pytest
 from benchmarks.head_cost import main
 
 
-@pytest.mark.parametrize(
-    ("policy", "heads"), [("draw_2p", ["flat", "tiles", "afterstate"]), ("hungarian_3p", ["flat", "tiles"])]
-)
-def test_it_prints_a_row_per_head_the_game_takes(policy, heads, capsys) -> None:
+@pytest.mark.parametrize("policy", ["draw_2p", "hungarian_3p"])
+def test_it_prints_a_row_per_head(policy, capsys) -> None:
     main([policy, "--positions", "64", "--repeats", "2", "--sizes", "16"])
     rows = [line.strip("| ").split(" | ") for line in capsys.readouterr().out.splitlines() if line.startswith("| ")]
-    assert [row[0] for row in rows[1:]] == heads  # after the header
+    assert [row[0] for row in rows[1:]] == ["flat", "tiles", "afterstate"]  # after the header
     assert rows[1][2] == "1.00" and rows[1][4] == "1.00"  # the flat head is the unit
     for row in rows[1:]:
         assert float(row[1]) > 0 and float(row[3]) > 0

@@ -19,7 +19,6 @@ from typing import Any
 
 import yaml
 
-from agents.afterstate import supports_afterstate
 from agents.network import ACTION_HEADS, MAX_HIDDEN_LAYERS, MAX_HIDDEN_SIZE
 from agents.policy_search import MAX_SIMULATIONS
 from domino_env import make_game
@@ -426,10 +425,6 @@ def _validate(config: TrainConfig) -> None:
         game = make_game(config.env.variant, **config.env.options)
     except (TypeError, ValueError) as error:
         raise ConfigError(f"env: {error}") from None
-    if config.network.action_head == "afterstate" and not supports_afterstate(game):
-        raise ConfigError(
-            f"network.action_head=afterstate reads draw, block and mexican_train, not {config.env.variant}"
-        )
     from agents.registry import check_labeller, make_agent  # every pool agent and the teacher must be buildable
 
     named = [(f"pool.baselines[{i}]", name) for i, name in enumerate(config.pool.baselines)]
