@@ -26,7 +26,7 @@ from agents.base import Agent
 from agents.network import PolicyNetwork, masked_distribution
 from agents.policy import PolicyAgent
 from agents.registry import make_agent
-from arena.evaluation import run_arena
+from arena.evaluation import game_label, run_arena
 from arena.matchup import matchup_table
 from benchmarks import policy_or_exit, positive_int
 
@@ -60,9 +60,7 @@ def main(argv: list[str] | None = None) -> None:
     game = loaded[0][1]
     for name, (_, other, _) in zip(args.members[1:], loaded[1:], strict=True):
         if (other.name, other.options) != (game.name, game.options):
-            raise SystemExit(
-                f"error: {name} was trained on {other.name} {other.options}, not {game.name} {game.options}"
-            )
+            raise SystemExit(f"error: {name} was trained on {game_label(other)}, not {game_label(game)}")
     try:
         opponent = make_agent(args.against, game, seed=args.seed + 1)
     except ValueError as error:
@@ -77,9 +75,7 @@ def main(argv: list[str] | None = None) -> None:
             game, {player.name: player, args.against: opponent}, args.games, seed=args.seed, opponents=[args.against]
         )
         matchups += result.matchups
-    print(
-        f"{game.name} {game.options}, {args.games} episodes each against a table of {args.against}, seed {args.seed}:\n"
-    )
+    print(f"{game_label(game)}, {args.games} episodes each against a table of {args.against}, seed {args.seed}:\n")
     print(matchup_table(matchups))
 
 

@@ -40,7 +40,7 @@ def test_it_prints_each_member_and_the_average(capsys) -> None:
 
 
 def test_members_of_different_games_are_refused(capsys) -> None:
-    with pytest.raises(SystemExit, match="was trained on block"):
+    with pytest.raises(SystemExit, match="block_2p was trained on Block"):
         main(["draw_2p", "block_2p", "--games", "4"])
     with pytest.raises(SystemExit, match="two policies or more"):
         main(["draw_2p"])
