@@ -50,6 +50,7 @@ class TrainAfterstateScores(AfterstateHead):
         buffers = {
             "play_tile": torch.as_tensor(tiles[plays]),
             "play_target": torch.as_tensor(np.eye(trains, dtype=np.float32)[action_targets(tiles)[plays]]),
+            "play_entry": torch.as_tensor(action_targets(tiles)[plays] * num_tiles + tiles[plays]),  # (train, tile)
             "low": torch.as_tensor(eye[low]),  # [M, N] one-hot of each play's faces
             "high": torch.as_tensor(eye[high]),
             "contains": torch.as_tensor(face_table(num_tiles, numbers)),
@@ -68,13 +69,12 @@ class TrainAfterstateScores(AfterstateHead):
         """``[B, M]``: the plays that may be legal, a tile in hand on a train whose open number it
         shows, the other seats' trains only while they carry a marker. Every legal play is one."""
         hand = self.block(observations, "hand")[:, self.play_tile]
-        shows = torch.einsum("btn,mn->bmt", self.ends(observations), self.contains[self.play_tile])
-        fits = (shows * self.play_target).sum(2)  # [B, M]: the play's tile shows its train's number
         public = self.block(observations, "train_public").clone()
         public[:, OWN] = 1.0
         public[:, MEXICAN] = 1.0
-        reachable = public @ self.play_target.T  # [B, M]
-        return (hand * fits * reachable) > 0
+        # [B, T, tiles]: which tiles fit each train, reachable or not; then each play's entry
+        fits = (public.unsqueeze(2) * self.ends(observations)) @ self.contains.T
+        return (hand * fits.flatten(1)[:, self.play_entry]) > 0
 
     def features(self, observations: torch.Tensor, plays: torch.Tensor) -> torch.Tensor:
         """``[K, F]``: the trains after the play ``plays[k]`` (an index into :attr:`plays`) from
