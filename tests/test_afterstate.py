@@ -15,6 +15,7 @@ from agents.run_afterstate import RunAfterstateScores
 from agents.train_afterstate import TrainAfterstateScores
 from domino_env import make_game
 from domino_env.tiles import tile_faces
+from tests.afterstate_plays import plays_and_what_follows
 from training.config import build_config
 
 LINE_GAMES = [
@@ -31,40 +32,17 @@ def test_the_features_are_the_line_the_engine_leaves_after_each_play(variant, op
     layout = game.observation_layout
     head = AfterstateScores(8, game)
     numbers = head.numbers
-    state = game.new_state(1)
-    rng = np.random.default_rng(3)
     checked = 0
-    for deal in range(12):
-        game.seed(state, 0, deal)
-        game.start(state, 0)
-        while not state[0]["game_over"]:
-            seat = int(state[0]["current"])
-            mask = np.zeros(game.num_actions, np.int8)
-            game.legal_mask(state, 0, mask)
-            obs = np.zeros(game.observation_size, np.float32)
-            game.observe(state, 0, seat, obs)
-            candidates = head.candidates(torch.as_tensor(obs[None]))[0].numpy()
-            for k, action in enumerate(head.plays.numpy()):
-                if not mask[action]:
-                    continue
-                assert candidates[k], "the head scores every legal play"
-                features = head.features(torch.as_tensor(obs[None]), torch.tensor([k]))[0].numpy()
-                after = state.copy()
-                game.step(after, 0, action)
-                seen = np.zeros_like(obs)
-                game.observe(after, 0, seat, seen)
-                ends = seen[layout["left_end"]] + seen[layout["right_end"]]
-                if ends.sum() == 0:  # the play ended the game and the line is no longer shown
-                    continue
-                np.testing.assert_array_equal(features[:numbers], ends)
-                hand, table = seen[layout["hand"]], seen[layout["table"]]
-                fits = np.array([ends[lo] + ends[hi] > 0 for lo, hi in map(tile_faces, range(game.num_tiles))])
-                unseen = 1 - hand - table
-                per_play = features[5 * numbers :]
-                assert per_play[0] == pytest.approx(hand[fits].sum() / 7)
-                assert per_play[1] == pytest.approx(unseen[fits].sum() / 7)
-                checked += 1
-            game.step(state, 0, rng.choice(np.flatnonzero(mask)))
+    for step in plays_and_what_follows(game, head, deals=12, seed=3):
+        ends = step.seen[layout["left_end"]] + step.seen[layout["right_end"]]
+        np.testing.assert_array_equal(step.features[:numbers], ends)
+        hand, table = step.seen[layout["hand"]], step.seen[layout["table"]]
+        fits = np.array([ends[lo] + ends[hi] > 0 for lo, hi in map(tile_faces, range(game.num_tiles))])
+        unseen = 1 - hand - table
+        per_play = step.features[5 * numbers :]
+        assert per_play[0] == pytest.approx(hand[fits].sum() / 7)
+        assert per_play[1] == pytest.approx(unseen[fits].sum() / 7)
+        checked += 1
     assert checked > 200
 
 

@@ -9,6 +9,7 @@ import torch
 
 from agents.run_afterstate import RunAfterstateScores
 from domino_env import make_game
+from tests.afterstate_plays import plays_and_what_follows
 
 TABLES = [{"num_players": 3}, {"num_players": 2, "open_ends": 2}, {"num_players": 4}]
 
@@ -19,35 +20,15 @@ def test_the_features_are_the_line_and_run_the_engine_leaves_after_each_play(opt
     layout = game.observation_layout
     head = RunAfterstateScores(8, game)
     numbers = head.numbers
-    state = game.new_state(1)
-    rng = np.random.default_rng(5)
     checked = stops_seen = 0
-    for deal in range(20):
-        game.seed(state, 0, deal)
-        game.start(state, 0)
-        while not state[0]["game_over"]:
-            seat = int(state[0]["current"])
-            mask = np.zeros(game.num_actions, np.int8)
-            game.legal_mask(state, 0, mask)
-            obs = np.zeros(game.observation_size, np.float32)
-            game.observe(state, 0, seat, obs)
-            candidates = head.candidates(torch.as_tensor(obs[None]))[0].numpy()
-            legal_plays = mask[head.plays.numpy()].astype(bool)
-            np.testing.assert_array_equal(candidates, legal_plays)  # exactly the legal plays here
-            for k in np.flatnonzero(legal_plays):
-                features = head.features(torch.as_tensor(obs[None]), torch.tensor([k]))[0].numpy()
-                after = state.copy()
-                game.step(after, 0, int(head.plays[k]))
-                if after[0]["game_over"]:
-                    continue
-                seen = np.zeros_like(obs)
-                game.observe(after, 0, seat, seen)
-                np.testing.assert_array_equal(features[:numbers], seen[layout["left_end"]] + seen[layout["right_end"]])
-                goes_on = int(after[0]["current"]) == seat and bool(after[0]["run_active"])
-                assert features[-3] == (0.0 if goes_on else 1.0), "the run stops exactly when no tile in hand fits"
-                stops_seen += not goes_on
-                checked += 1
-            game.step(state, 0, rng.choice(np.flatnonzero(mask)))
+    for step in plays_and_what_follows(game, head, deals=20, seed=5):
+        np.testing.assert_array_equal(step.candidates, step.legal_plays)  # exactly the legal plays here
+        ends = step.seen[layout["left_end"]] + step.seen[layout["right_end"]]
+        np.testing.assert_array_equal(step.features[:numbers], ends)
+        goes_on = bool(step.after[0]["run_active"])
+        assert step.features[-3] == (0.0 if goes_on else 1.0), "the run stops exactly when no tile in hand fits"
+        stops_seen += not goes_on
+        checked += 1
     assert checked > 300 and 0 < stops_seen < checked
 
 

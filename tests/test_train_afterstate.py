@@ -13,6 +13,7 @@ from agents.train_afterstate import TrainAfterstateScores
 from domino_env import make_game
 from domino_env.games.mexican_train_rules import OWN
 from domino_env.tiles import tile_faces
+from tests.afterstate_plays import plays_and_what_follows
 
 TABLES = [{"num_players": 4}, {"num_players": 2, "set_size": 9}, {"num_players": 3, "first_turn": "chain"}]
 
@@ -24,42 +25,18 @@ def test_the_features_are_the_trains_the_engine_leaves_after_each_play(options) 
     head = TrainAfterstateScores(8, game)
     numbers, trains = head.numbers, head.trains
     faces = np.array([tile_faces(t) for t in range(game.num_tiles)])
-    state = game.new_state(1)
-    rng = np.random.default_rng(7)
     checked = 0
-    for deal in range(4):
-        game.seed(state, 0, deal)
-        game.start(state, 0)
-        while not state[0]["game_over"]:
-            seat = int(state[0]["current"])
-            mask = np.zeros(game.num_actions, np.int8)
-            game.legal_mask(state, 0, mask)
-            obs = np.zeros(game.observation_size, np.float32)
-            game.observe(state, 0, seat, obs)
-            candidates = head.candidates(torch.as_tensor(obs[None]))[0].numpy()
-            for k, action in enumerate(head.plays.numpy()):
-                if not mask[action]:
-                    continue
-                assert candidates[k], "the head scores every legal play"
-                features = head.features(torch.as_tensor(obs[None]), torch.tensor([k]))[0].numpy()
-                after = state.copy()
-                game.step(after, 0, action)
-                if after[0]["game_over"]:  # the trains are still shown, but the hand is empty
-                    continue
-                seen = np.zeros_like(obs)
-                game.observe(after, 0, seat, seen)
-                ends = seen[layout["train_ends"]].reshape(trains, numbers)
-                target = action % trains
-                np.testing.assert_array_equal(features[:numbers], ends[target])
-                hand = seen[layout["hand"]]
-                held = np.array([hand[(faces == n).any(1)].sum() for n in range(numbers)])
-                np.testing.assert_allclose(features[3 * numbers : 4 * numbers] * head.scale, held, atol=1e-5)
-                np.testing.assert_array_equal(features[5 * numbers : 5 * numbers + trains], np.eye(trains)[target])
-                per_play = features[-11:]
-                own_end = int(np.argmax(ends[OWN]))
-                assert per_play[1] * head.scale == pytest.approx(hand[(faces == own_end).any(1)].sum())
-                checked += 1
-            game.step(state, 0, rng.choice(np.flatnonzero(mask)))
+    for step in plays_and_what_follows(game, head, deals=4, seed=7):
+        ends = step.seen[layout["train_ends"]].reshape(trains, numbers)
+        target = step.action % trains
+        np.testing.assert_array_equal(step.features[:numbers], ends[target])
+        hand = step.seen[layout["hand"]]
+        held = np.array([hand[(faces == n).any(1)].sum() for n in range(numbers)])
+        np.testing.assert_allclose(step.features[3 * numbers : 4 * numbers] * head.scale, held, atol=1e-5)
+        np.testing.assert_array_equal(step.features[5 * numbers : 5 * numbers + trains], np.eye(trains)[target])
+        own_end = int(np.argmax(ends[OWN]))
+        assert step.features[-10] * head.scale == pytest.approx(hand[(faces == own_end).any(1)].sum())
+        checked += 1
     assert checked > 100
 
 
