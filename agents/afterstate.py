@@ -12,8 +12,8 @@ small network shared by all plays, fed with those features and a summary of the 
 
 It serves the line games (Draw and Block: one tile per move on the left or right end); Hungarian's
 head (:mod:`agents.run_afterstate`) adds the run a play goes on with, and Mexican Train's
-(:mod:`agents.train_afterstate`) reads the trains a play leaves. :func:`afterstate_scores` picks
-the one a game takes.
+(:mod:`agents.train_afterstate`) reads the trains a play leaves.
+:func:`agents.network.afterstate_scores` picks the one a game takes.
 """
 
 from __future__ import annotations
@@ -23,22 +23,8 @@ import torch
 from torch import nn
 
 from domino_env.game import Game, action_targets
-from domino_env.games import draw_rules, hungarian_rules, mexican_train_rules
+from domino_env.games import draw_rules
 from domino_env.tiles import TILE_HIGH, TILE_LOW, TILE_VALUE
-
-
-def afterstate_scores(width: int, game: Game) -> AfterstateHead:
-    """The afterstate head for ``game``: the line's, the line's and run's (Hungarian) or the
-    trains' (Mexican Train)."""
-    if game.rules is mexican_train_rules:
-        from agents.train_afterstate import TrainAfterstateScores  # they build on this module
-
-        return TrainAfterstateScores(width, game)
-    if game.rules is hungarian_rules:
-        from agents.run_afterstate import RunAfterstateScores
-
-        return RunAfterstateScores(width, game)
-    return AfterstateScores(width, game)
 
 
 class AfterstateHead(nn.Module):

@@ -12,8 +12,11 @@ import torch
 from torch import nn
 from torch.distributions import Categorical
 
-from agents.afterstate import afterstate_scores
+from agents.afterstate import AfterstateHead, AfterstateScores
+from agents.run_afterstate import RunAfterstateScores
+from agents.train_afterstate import TrainAfterstateScores
 from domino_env.game import Game, action_targets
+from domino_env.games import hungarian_rules, mexican_train_rules
 from domino_env.tiles import TILE_HIGH, TILE_LOW, TILE_VALUE
 
 ILLEGAL_LOGIT = -1e9
@@ -40,6 +43,16 @@ def _mlp(inputs: int, hidden_sizes: list[int]) -> nn.Sequential:
         layers += [_layer(inputs, size), nn.ReLU()]
         inputs = size
     return nn.Sequential(*layers)
+
+
+def afterstate_scores(width: int, game: Game) -> AfterstateHead:
+    """The afterstate head for ``game``: the line's (Draw, Block), the line's and the run's
+    (Hungarian) or the trains' (Mexican Train)."""
+    if game.rules is mexican_train_rules:
+        return TrainAfterstateScores(width, game)
+    if game.rules is hungarian_rules:
+        return RunAfterstateScores(width, game)
+    return AfterstateScores(width, game)
 
 
 class TileScores(nn.Module):
@@ -150,7 +163,7 @@ def network_for(
 ) -> PolicyNetwork:
     """A network shaped for ``game``: its observation and actions, and with
     ``action_head="tiles"`` its tiles' scores (:class:`TileScores`), with ``"afterstate"`` the
-    scores of what each play leaves (:func:`agents.afterstate.afterstate_scores`)."""
+    scores of what each play leaves (:func:`afterstate_scores`)."""
     tiles = game.action_tiles if action_head == "tiles" else None
     afterstate = game if action_head == "afterstate" else None
     return PolicyNetwork(game.observation_size, game.num_actions, hidden_sizes, critic_inputs, tiles, afterstate)
