@@ -48,9 +48,36 @@ class AfterstateHead(nn.Module):
         nn.init.orthogonal_(self.out.weight, 0.01)
         nn.init.zeros_(self.out.bias)
 
+    def register_tile_tables(self, game: Game, plays: np.ndarray, numbers: int) -> None:
+        """Buffers every head reads, derived from the game and so kept out of checkpoints: each
+        play's tile, its faces one-hot (``low``, ``high``), pips and doubleness, and the
+        :func:`face_table` with every tile's pips."""
+        tiles = np.asarray(game.action_tiles)[plays]
+        low, high = TILE_LOW[tiles], TILE_HIGH[tiles]
+        eye = np.eye(numbers, dtype=np.float32)
+        pips = 2.0 * (numbers - 1)
+        buffers = {
+            "play_tile": torch.as_tensor(tiles),
+            "low": torch.as_tensor(eye[low]),  # [M, N] one-hot of each play's faces
+            "high": torch.as_tensor(eye[high]),
+            "contains": torch.as_tensor(face_table(game.num_tiles, numbers)),
+            "tile_pips": torch.as_tensor(TILE_VALUE[: game.num_tiles].astype(np.float32) / pips),
+            "play_pips": torch.as_tensor(TILE_VALUE[tiles].astype(np.float32) / pips),
+            "play_double": torch.as_tensor((low == high).astype(np.float32)),
+        }
+        for name, value in buffers.items():
+            self.register_buffer(name, value, persistent=False)
+
     def block(self, observations: torch.Tensor, name: str) -> torch.Tensor:
         start, stop = self.layout[name]
         return observations[:, start:stop]
+
+    def face_left_open(self, played_on: torch.Tensor, plays: torch.Tensor) -> torch.Tensor:
+        """``[K, N]``: the face the play ``plays[k]`` leaves open when laid against the number
+        ``played_on[k]`` (one-hot): the high one when the low one matches it, else the low one."""
+        low, high = self.low[plays], self.high[plays]
+        low_matches = (played_on * low).sum(1, keepdim=True)
+        return low_matches * high + (1 - low_matches) * low
 
     def candidates(self, observations: torch.Tensor) -> torch.Tensor:
         """``[B, M]``: which of :attr:`plays` may be legal in each position."""
@@ -97,21 +124,9 @@ class AfterstateScores(AfterstateHead):
         super().__init__(width, game, plays, 5 * numbers + 9 + 2 * opponents + self.extra_features, hidden)
         self.numbers = numbers
         self.opponents = opponents
-        num_tiles = game.num_tiles
-        low, high = TILE_LOW[tiles[plays]], TILE_HIGH[tiles[plays]]
-        eye = np.eye(numbers, dtype=np.float32)
-        buffers = {
-            "play_tile": torch.as_tensor(tiles[plays]),
-            "play_side": torch.as_tensor(action_targets(tiles)[plays]),  # 0 left, 1 right
-            "low": torch.as_tensor(eye[low]),  # [M, N] one-hot of each play's faces
-            "high": torch.as_tensor(eye[high]),
-            "contains": torch.as_tensor(face_table(num_tiles, numbers)),
-            "tile_pips": torch.as_tensor(TILE_VALUE[:num_tiles].astype(np.float32) / (2.0 * (numbers - 1))),
-            "play_pips": torch.as_tensor(TILE_VALUE[tiles[plays]].astype(np.float32) / (2.0 * (numbers - 1))),
-            "play_double": torch.as_tensor((low == high).astype(np.float32)),
-        }
-        for name, value in buffers.items():  # derived from the game, so kept out of checkpoints
-            self.register_buffer(name, value, persistent=False)
+        self.register_tile_tables(game, plays, numbers)
+        sides = action_targets(tiles)[plays]  # 0 left, 1 right
+        self.register_buffer("play_side", torch.as_tensor(sides), persistent=False)
 
     def candidates(self, observations: torch.Tensor) -> torch.Tensor:
         """``[B, M]``: the plays that may be legal, a tile in hand on an end it shows (the first
@@ -139,9 +154,7 @@ class AfterstateScores(AfterstateHead):
         low, high = self.low[plays], self.high[plays]
         played_on = torch.where(side.bool(), right, left)  # the end the play covers
         kept = torch.where(side.bool(), left, right)  # the end it leaves
-        # the face left open: the high one when the low one matches the end, else the low one
-        low_matches = (played_on * low).sum(1, keepdim=True)
-        opened = low_matches * high + (1 - low_matches) * low
+        opened = self.face_left_open(played_on, plays)
         open_after = lead * (low + high) + (1 - lead) * (kept + opened)  # [K, N] count per number
         return open_after, lead * high + (1 - lead) * opened
 
@@ -187,6 +200,19 @@ class AfterstateScores(AfterstateHead):
                 per_play,
                 void_open,
                 (void_open >= 1.0).float(),
+                *self.more_features(observations, plays, lead, open_after, opened),
             ],
             1,
         )
+
+    def more_features(
+        self,
+        observations: torch.Tensor,
+        plays: torch.Tensor,
+        lead: torch.Tensor,
+        open_after: torch.Tensor,
+        opened: torch.Tensor,
+    ) -> list[torch.Tensor]:
+        """A subclass's :attr:`extra_features` columns, after the line's, from what
+        :meth:`after_play` gave them; none here."""
+        return []

@@ -69,13 +69,17 @@ class RunAfterstateScores(AfterstateScores):
         kept = (1 - side) * self.low[plays] + side * self.high[plays]  # the face the leader keeps open
         return lead * kept + (1 - lead) * open_after, lead * kept + (1 - lead) * opened
 
-    def features(self, observations: torch.Tensor, plays: torch.Tensor) -> torch.Tensor:
-        line = super().features(observations, plays)
+    def more_features(
+        self,
+        observations: torch.Tensor,
+        plays: torch.Tensor,
+        lead: torch.Tensor,
+        open_after: torch.Tensor,
+        opened: torch.Tensor,
+    ) -> list[torch.Tensor]:
         hand = self.block(observations, "hand")
         voids = self.block(observations, "voids").view(len(observations), self.opponents, self.numbers)
         tile = self.play_tile[plays]
-        lead = self.leading(observations)
-        open_after, opened = self.after_play(observations, plays, lead)
         # the numbers the run goes on from: the one the play leaves, or on the lead every open end
         run_open = lead * (open_after > 0).float() + (1 - lead) * opened
         hand_after = hand.clone()
@@ -87,14 +91,10 @@ class RunAfterstateScores(AfterstateScores):
         next_step = ((leaves * mine.unsqueeze(1)).sum(2) - 1).clamp(min=0) * followers
         stops = (followers.sum(1) == 0).float()
         void_on = (voids @ run_open.unsqueeze(2)).squeeze(2) / run_open.sum(1, keepdim=True)  # [K, R]
-        extra = torch.stack(
-            [
-                next_step.amax(1) / 7.0,
-                (next_step > 0).float().sum(1) / 7.0,
-                stops,
-                stops * void_on[:, 0],
-                stops * void_on.prod(1),
-            ],
-            1,
-        )
-        return torch.cat([line, extra], 1)
+        return [
+            next_step.amax(1, keepdim=True) / 7.0,
+            (next_step > 0).float().sum(1, keepdim=True) / 7.0,
+            stops.unsqueeze(1),
+            (stops * void_on[:, 0]).unsqueeze(1),
+            (stops * void_on.prod(1)).unsqueeze(1),
+        ]

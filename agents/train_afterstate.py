@@ -17,11 +17,10 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from agents.afterstate import AfterstateHead, face_table
+from agents.afterstate import AfterstateHead
 from domino_env.game import Game, action_targets
 from domino_env.games import mexican_train_rules
 from domino_env.games.mexican_train_rules import MEXICAN, OWN
-from domino_env.tiles import TILE_HIGH, TILE_LOW, TILE_VALUE
 
 
 class TrainAfterstateScores(AfterstateHead):
@@ -43,37 +42,32 @@ class TrainAfterstateScores(AfterstateHead):
         super().__init__(width, game, plays, 5 * numbers + trains + 2 * opponents + 11, hidden)
         self.numbers, self.trains, self.opponents = numbers, trains, opponents
         self.scale = float(numbers)  # counts of tiles, about a hand's size
-        num_tiles = game.num_tiles
-        low, high = TILE_LOW[tiles[plays]], TILE_HIGH[tiles[plays]]
-        eye = np.eye(numbers, dtype=np.float32)
-        pips = 2.0 * (numbers - 1)
-        buffers = {
-            "play_tile": torch.as_tensor(tiles[plays]),
-            "play_target": torch.as_tensor(np.eye(trains, dtype=np.float32)[action_targets(tiles)[plays]]),
-            "play_entry": torch.as_tensor(action_targets(tiles)[plays] * num_tiles + tiles[plays]),  # (train, tile)
-            "low": torch.as_tensor(eye[low]),  # [M, N] one-hot of each play's faces
-            "high": torch.as_tensor(eye[high]),
-            "contains": torch.as_tensor(face_table(num_tiles, numbers)),
-            "tile_pips": torch.as_tensor(TILE_VALUE[:num_tiles].astype(np.float32) / pips),
-            "play_pips": torch.as_tensor(TILE_VALUE[tiles[plays]].astype(np.float32) / pips),
-            "play_double": torch.as_tensor((low == high).astype(np.float32)),
-        }
-        for name, value in buffers.items():  # derived from the game, so kept out of checkpoints
-            self.register_buffer(name, value, persistent=False)
+        self.register_tile_tables(game, plays, numbers)
+        targets = action_targets(tiles)[plays]
+        self.register_buffer(
+            "play_target", torch.as_tensor(np.eye(trains, dtype=np.float32)[targets]), persistent=False
+        )
+        entry = targets * game.num_tiles + tiles[plays]  # (train, tile) flattened
+        self.register_buffer("play_entry", torch.as_tensor(entry), persistent=False)
 
     def ends(self, observations: torch.Tensor) -> torch.Tensor:
         """``[B, T, N]``: each train's open number, one-hot (the engine's while it is empty)."""
         return self.block(observations, "train_ends").view(len(observations), self.trains, self.numbers)
 
+    def open_to_me(self, observations: torch.Tensor) -> torch.Tensor:
+        """``[B, T]``: the trains the observer may play on once started: its own, the Mexican
+        Train and those carrying a marker."""
+        trains = self.block(observations, "train_public").clone()
+        trains[:, OWN] = 1.0
+        trains[:, MEXICAN] = 1.0
+        return trains
+
     def candidates(self, observations: torch.Tensor) -> torch.Tensor:
         """``[B, M]``: the plays that may be legal, a tile in hand on a train whose open number it
         shows, the other seats' trains only while they carry a marker. Every legal play is one."""
         hand = self.block(observations, "hand")[:, self.play_tile]
-        public = self.block(observations, "train_public").clone()
-        public[:, OWN] = 1.0
-        public[:, MEXICAN] = 1.0
-        # [B, T, tiles]: which tiles fit each train, reachable or not; then each play's entry
-        fits = (public.unsqueeze(2) * self.ends(observations)) @ self.contains.T
+        # [B, T, tiles]: which tiles fit each train open to the observer; then each play's entry
+        fits = (self.open_to_me(observations).unsqueeze(2) * self.ends(observations)) @ self.contains.T
         return (hand * fits.flatten(1)[:, self.play_entry]) > 0
 
     def features(self, observations: torch.Tensor, plays: torch.Tensor) -> torch.Tensor:
@@ -84,21 +78,15 @@ class TrainAfterstateScores(AfterstateHead):
         voids = self.block(observations, "voids").view(len(observations), self.opponents, self.numbers)
         ends = self.ends(observations)
         tile, target = self.play_tile[plays], self.play_target[plays]  # [K], [K, T]
-        low, high = self.low[plays], self.high[plays]
         on = target.unsqueeze(2)
-        played_on = (on * ends).sum(1)  # [K, N] the number the play covers
-        low_matches = (played_on * low).sum(1, keepdim=True)
-        opened = low_matches * high + (1 - low_matches) * low  # the face the train now shows
+        opened = self.face_left_open((on * ends).sum(1), plays)  # the face the train now shows
         ends_after = ends * (1 - on) + on * opened.unsqueeze(1)
         # Which trains the observer may play on next turn: its own; the Mexican Train once started
         # or once the own train is; a marked train once started or once the own train is.
         own_started = torch.maximum(started[:, OWN], target[:, OWN]).unsqueeze(1)
         started_after = torch.maximum(started, target)
         may_start = torch.maximum(started_after, own_started.expand_as(started))
-        reach = public.clone()
-        reach[:, OWN] = 1.0
-        reach[:, MEXICAN] = 1.0
-        reach = reach * may_start
+        reach = self.open_to_me(observations) * may_start
         reach[:, OWN] = 1.0
         open_mine = (reach.unsqueeze(2) * ends_after).sum(1).clamp(max=1.0)  # [K, N]
         # What the other seats may reach: the public trains (the own train's marker comes off
