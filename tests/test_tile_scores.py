@@ -64,7 +64,8 @@ def test_tiles_that_show_the_same_numbers_share_what_is_learned() -> None:
 
 
 @pytest.mark.parametrize(
-    ("variant", "head"), [("draw", "tiles"), ("block", "afterstate"), ("mexican_train", "afterstate")]
+    ("variant", "head"),
+    [("draw", "tiles"), ("block", "afterstate"), ("hungarian", "afterstate"), ("mexican_train", "afterstate")],
 )
 def test_a_checkpoint_of_each_head_reloads_and_plays_the_same(variant, head, tmp_path: Path) -> None:
     """The checkpoint records the head; a new run starting from it must ask for the same one."""
