@@ -7,6 +7,7 @@ from typing import Any
 
 from agents.base import Agent
 from agents.heuristic import HeuristicAgent
+from agents.planner import PlannerAgent
 from agents.search import ISMCTSAgent, OracleAgent, PIMCAgent
 from agents.simple import GreedyAgent, RandomAgent
 from domino_env.game import Game
@@ -15,6 +16,7 @@ AGENTS: dict[str, type[Agent]] = {
     "random": RandomAgent,
     "greedy": GreedyAgent,
     "heuristic": HeuristicAgent,
+    "planner": PlannerAgent,
     "pimc": PIMCAgent,
     "ismcts": ISMCTSAgent,
     "oracle": OracleAgent,

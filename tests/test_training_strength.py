@@ -129,6 +129,14 @@ def test_an_unknown_teacher_or_empty_round_is_refused() -> None:
         build_config({}, ["imitation.teacher=heuristic", "imitation.rounds=0"])
 
 
+def test_a_config_that_seats_the_planner_in_another_variant_is_refused() -> None:
+    with pytest.raises(ConfigError, match=r"pool\.baselines\[0\]: the planner plays Mexican Train only"):
+        build_config({"env": {"variant": "draw"}}, ["pool.baselines=[planner]"])
+    mexican = {"env": {"variant": "mexican_train", "options": {"num_players": 4}}}
+    config = build_config(mexican, ["pool.baselines=[planner]", "imitation.teacher=planner"])
+    assert config.imitation.teacher == "planner"
+
+
 def test_shipped_evaluation_deals_are_never_training_deals() -> None:
     for path in sorted(Path("configs").glob("*.yaml")):
         assert EVALUATION_SEED not in training_seeds(load_config(path)), path
