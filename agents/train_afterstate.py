@@ -5,10 +5,13 @@ it: the number the played train now shows; which numbers the player can reach on
 (the own train, the Mexican Train once it may be started, trains with a marker) and how many
 tiles in hand fit them; how many fit the own train alone, the line a player wants to keep for
 itself; which numbers the other seats can reach, and whether each is known to lack them; and
-whether a double asks to be satisfied. The plain and tiles heads give each (tile, train) a score
-from the trunk, which must rebuild those counts for each of 455 actions. This head computes them
-in closed form from the observation, from public facts and the observer's own hand only, and
-scores each candidate play with the network the line head uses
+whether a double asks to be satisfied; and the plan the play leaves, the longest chain the rest
+of the hand makes from the number the own train then shows and the tiles it leaves over (the
+planner's measure, :mod:`agents.planner`). The plain and tiles heads give each (tile, train) a
+score from the trunk, which must rebuild those counts for each of 455 actions and cannot search
+a hand for its longest chain. This head computes them from the observation, from public facts and
+the observer's own hand only (the counts in closed form, the chain by the planner's compiled
+search), and scores each candidate play with the network the line head uses
 (:class:`agents.afterstate.AfterstateHead`).
 """
 
@@ -18,6 +21,7 @@ import numpy as np
 import torch
 
 from agents.afterstate import AfterstateHead
+from agents.planner import PLAN_VISITS, chains_after_plays
 from domino_env.game import Game, action_targets
 from domino_env.games import mexican_train_rules
 from domino_env.games.mexican_train_rules import MEXICAN, OWN
@@ -39,7 +43,7 @@ class TrainAfterstateScores(AfterstateHead):
         numbers = layout["engine"].stop - layout["engine"].start
         trains = layout["train_started"].stop - layout["train_started"].start
         opponents = trains - 2
-        super().__init__(width, game, plays, 5 * numbers + trains + 2 * opponents + 11, hidden)
+        super().__init__(width, game, plays, 5 * numbers + trains + 2 * opponents + 13, hidden)
         self.numbers, self.trains, self.opponents = numbers, trains, opponents
         self.scale = float(numbers)  # counts of tiles, about a hand's size
         self.register_tile_tables(game, plays, numbers)
@@ -104,6 +108,7 @@ class TrainAfterstateScores(AfterstateHead):
             fits = ((open_numbers @ self.contains.T) > 0).float()  # [K, tiles]
             return (fits * hand).sum(1) - fits.gather(1, tile.view(-1, 1)).squeeze(1)
 
+        chain = self.planned_chain(hand, tile, ends_after[:, OWN])
         own_void = (target[:, MEXICAN + 1 :] * (voids @ opened.unsqueeze(2)).squeeze(2)).sum(1)
         per_play = torch.stack(
             [
@@ -118,6 +123,8 @@ class TrainAfterstateScores(AfterstateHead):
                 self.play_double[plays],
                 target[:, OWN] * public[:, OWN],  # takes my marker off
                 own_void,  # the train's owner is known to lack the number it now shows
+                chain / self.scale,  # the longest chain my own train can take after the play
+                (hand.sum(1) - 1 - chain) / self.scale,  # the tiles that chain leaves over
             ],
             1,
         )
@@ -135,3 +142,15 @@ class TrainAfterstateScores(AfterstateHead):
             ],
             1,
         )
+
+    def planned_chain(self, hand: torch.Tensor, tile: torch.Tensor, own_end: torch.Tensor) -> torch.Tensor:
+        """``[K]``: the longest chain from the number ``own_end[k]`` (one-hot) through the hand
+        ``hand[k]`` less the played ``tile[k]``, by the planner's search on the CPU (a count, not
+        differentiable: the features are inputs)."""
+        chains = chains_after_plays(
+            (hand > 0).to(torch.uint8).cpu().numpy(),
+            tile.cpu().numpy().astype(np.int64),
+            own_end.argmax(1).cpu().numpy().astype(np.int64),
+            PLAN_VISITS,
+        )
+        return torch.as_tensor(chains, dtype=hand.dtype, device=hand.device)

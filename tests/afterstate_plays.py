@@ -18,6 +18,7 @@ class PlayAndAfter(NamedTuple):
     features: np.ndarray  # [F] the head's features of this play
     after: np.ndarray  # the engine's record after the play
     seen: np.ndarray  # the acting seat's observation after it
+    seat: int  # the acting seat
 
 
 def plays_and_what_follows(game, head, deals: int, seed: int) -> Iterator[PlayAndAfter]:
@@ -46,5 +47,5 @@ def plays_and_what_follows(game, head, deals: int, seed: int) -> Iterator[PlayAn
                 seen = np.zeros_like(obs)
                 game.observe(after, 0, seat, seen)
                 features = head.features(torch.as_tensor(obs[None]), torch.tensor([k]))[0].numpy()
-                yield PlayAndAfter(int(k), int(plays[k]), candidates, legal_plays, features, after, seen)
+                yield PlayAndAfter(int(k), int(plays[k]), candidates, legal_plays, features, after, seen, seat)
             game.step(state, 0, rng.choice(np.flatnonzero(mask)))

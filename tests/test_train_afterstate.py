@@ -14,6 +14,7 @@ from domino_env import make_game
 from domino_env.games.mexican_train_rules import OWN
 from domino_env.tiles import tile_faces
 from tests.afterstate_plays import plays_and_what_follows
+from tests.test_planner import longest_by_hand
 
 TABLES = [{"num_players": 4}, {"num_players": 2, "set_size": 9}, {"num_players": 3, "first_turn": "chain"}]
 
@@ -35,7 +36,12 @@ def test_the_features_are_the_trains_the_engine_leaves_after_each_play(options) 
         np.testing.assert_allclose(step.features[3 * numbers : 4 * numbers] * head.scale, held, atol=1e-5)
         np.testing.assert_array_equal(step.features[5 * numbers : 5 * numbers + trains], np.eye(trains)[target])
         own_end = int(np.argmax(ends[OWN]))
-        assert step.features[-10] * head.scale == pytest.approx(hand[(faces == own_end).any(1)].sum())
+        assert step.features[-12] * head.scale == pytest.approx(hand[(faces == own_end).any(1)].sum())
+        # the plan: the longest chain from the own train's number through the hand after the play
+        held_after = [t for t in range(game.num_tiles) if step.after[0]["location"][t] == step.seat]
+        chain = longest_by_hand(held_after, int(step.after[0]["train_end"][step.seat]))
+        assert step.features[-2] * head.scale == pytest.approx(chain)
+        assert step.features[-1] * head.scale == pytest.approx(len(held_after) - chain)
         checked += 1
     assert checked > 100
 
