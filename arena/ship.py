@@ -49,6 +49,8 @@ from training.ppo import train, update_count
 EVALUATION_SEED = 12345
 PHASE_POSITIONS = f"{END_PHASE}positions"  # the metrics column of the improvement phase's positions so far
 FAIR_AGENTS = ["random", "greedy", "heuristic"]  # every shipped policy must beat each of these
+# Hand-written players stronger than the heuristic, by variant: measured beside the fair agents.
+STRONGER_AGENTS = {"mexican_train": ["planner"]}
 SEARCH_AGENTS = ["pimc", "ismcts"]  # rows measured with --search-games
 SUMMARY_FILE = "summary.json"
 
@@ -73,11 +75,18 @@ def ladder_search_agent(name: str, game: Game) -> Agent:
     return make_agent(name, game, seed=7, simulations=SEARCH_BUDGETS[game.name])
 
 
+def fair_agents(game: Game) -> list[str]:
+    """The fair agents a shipped policy of ``game`` is measured against at full games: the three
+    every policy must beat, then the variant's stronger hand-written players."""
+    return FAIR_AGENTS + STRONGER_AGENTS.get(game.name, [])
+
+
 def evaluate_policy(game, policy: PolicyAgent, games: int, search_games: int, seed: int) -> tuple[str, dict]:
     """The evaluation table (Markdown) and its figures: the policy against a table of each fair
-    agent, and of each search agent when ``search_games`` > 0."""
-    opponents = {name: make_agent(name, game, seed=i) for i, name in enumerate(FAIR_AGENTS)}
-    result = run_arena(game, {policy.name: policy} | opponents, games, seed=seed, opponents=FAIR_AGENTS)
+    agent (:func:`fair_agents`), and of each search agent when ``search_games`` > 0."""
+    names = fair_agents(game)
+    opponents = {name: make_agent(name, game, seed=i) for i, name in enumerate(names)}
+    result = run_arena(game, {policy.name: policy} | opponents, games, seed=seed, opponents=names)
     matchups = [m for m in result.matchups if m.policy == policy.name]
     if search_games > 0:
         for name in SEARCH_AGENTS:
@@ -152,7 +161,7 @@ def write_evaluation(target: Path, training: dict, games: int, search_games: int
         f"({training['env_steps']:,} self-play environment steps and {training['imitation_env_steps']:,} "
         f"imitation steps{then}) on 2 CPU cores.\n\n"
         f"Evaluated on seed {EVALUATION_SEED} (deals the training never played), seats rotated; "
-        f"`python -m arena evaluate {name} {' '.join(FAIR_AGENTS)} --against {' '.join(FAIR_AGENTS)} "
+        f"`python -m arena evaluate {name} {' '.join(fair_agents(game))} --against {' '.join(fair_agents(game))} "
         f"--games {games} --seed {EVALUATION_SEED}` gives the first rows:\n\n{table}\n"
     )
     if kept:
@@ -185,9 +194,9 @@ def reevaluate(name: str, games: int, search_games: int) -> None:
 def pretrained_table() -> str:
     """The README's table of shipped agents, read from each one's ``summary.json``."""
     lines = [
-        "| config | training minutes | self-play steps | vs random | vs greedy | vs heuristic | vs pimc | vs ismcts "
-        "| ms/move |",
-        "|---|---:|---:|---|---|---|---|---|---:|",
+        "| config | training minutes | self-play steps | vs random | vs greedy | vs heuristic | vs planner | vs pimc "
+        "| vs ismcts | ms/move |",
+        "|---|---:|---:|---|---|---|---|---|---|---:|",
     ]
     for folder in sorted(ckpt.PRETRAINED_DIR.iterdir()):
         path = folder / SUMMARY_FILE
@@ -195,7 +204,7 @@ def pretrained_table() -> str:
             continue
         summary = json.loads(path.read_text())
         cells = []
-        for opponent in ("random", "greedy", "heuristic", "pimc", "ismcts"):
+        for opponent in ("random", "greedy", "heuristic", "planner", "pimc", "ismcts"):
             row = summary["results"].get(opponent)
             if row is None:
                 cells.append("")
