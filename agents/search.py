@@ -38,6 +38,7 @@ from numba import njit
 from agents.base import StatefulAgent
 from agents.heuristic import FULL_EFFORT, SCRATCH_RECORDS, heuristic_policy
 from agents.options import bounded_float, bounded_int
+from agents.planner import planner_policy
 from domino_env.game import Game
 from domino_env.games.core import PLAYING
 from domino_env.rng import below, game_seed, next_u64
@@ -46,6 +47,7 @@ from domino_env.sampling import NO_WEIGHTS, uniform01
 NO_NODE = -1
 CHUNK = 64  # simulations per compiled call under a time budget
 ROLLOUT_EFFORT = 16  # look-ahead of the strategy in simulations (FULL_EFFORT would be slow)
+ROLLOUT_STRATEGIES = ("heuristic", "planner")  # what simulated players follow: rollout=NAME
 
 RNG_DTYPE = np.dtype((np.record, [("rng", np.uint64)]))  # an agent's own generator
 
@@ -325,6 +327,14 @@ def backpropagate(tree, depth, work):
 # ---------------------------------------------------------------------------------------------- agents
 
 
+def check_rollout(owner: str, rollout: str) -> str:
+    """``rollout`` if it names a strategy the simulated players can follow, else a one-line
+    ValueError: the variant's heuristic, or in Mexican Train the planner."""
+    if rollout not in ROLLOUT_STRATEGIES:
+        raise ValueError(f"{owner}: rollout must be one of {', '.join(ROLLOUT_STRATEGIES)}, got {rollout!r}")
+    return rollout
+
+
 def check_belief(owner: str, belief: str | None) -> str | None:
     """``belief`` names a shipped belief model or a folder holding one (checked for the game
     when the agent is built), or is None."""
@@ -348,7 +358,8 @@ class SearchAgent(StatefulAgent):
     """What the search agents share: the variant's compiled hooks, scratch records, an own
     generator, the budget (``simulations`` per move, or ``milliseconds`` when given), and how
     simulated players move: the strategy with look-ahead ``effort``, a uniform legal action
-    with probability ``epsilon``. With ``belief`` (a shipped belief model's name, such as
+    with probability ``epsilon``; ``rollout="planner"`` has them play the Mexican Train planner
+    (:mod:`agents.planner`) instead of the heuristic. With ``belief`` (a shipped belief model's name, such as
     ``draw_2p``, or a folder: :mod:`agents.belief`) worlds are drawn in proportion to the model's
     probabilities of where the hidden tiles are (:meth:`Game.determinize_weighted`), computed
     once a move from the acting seat's observation; without, uniformly."""
@@ -365,17 +376,20 @@ class SearchAgent(StatefulAgent):
         epsilon: float | None = None,
         effort: int = ROLLOUT_EFFORT,
         belief: str | None = None,
+        rollout: str = "heuristic",
     ) -> None:
         if belief is not None and "belief" in self.refused_options:
             raise ValueError(f"{self.name}: sees every hand, so it takes no belief")
-        checked = self.check_budget(simulations, milliseconds, epsilon, effort, belief)  # before any work
+        checked = self.check_budget(simulations, milliseconds, epsilon, effort, belief, rollout)  # before any work
+        if rollout == "planner" and game.name != "mexican_train":
+            raise ValueError(f"{self.name}: rollout=planner plays Mexican Train only, not {game.name!r}")
         super().__init__(game)
         self.simulations = checked["simulations"]
         self.milliseconds = checked["milliseconds"]
         if checked["epsilon"] is not None:
             self.epsilon = checked["epsilon"]
         self.effort = checked["effort"]
-        self.hooks = (*game.compiled, heuristic_policy(game))
+        self.hooks = (*game.compiled, planner_policy if rollout == "planner" else heuristic_policy(game))
         self.belief = None
         weights = NO_WEIGHTS
         if belief is not None:
@@ -404,6 +418,7 @@ class SearchAgent(StatefulAgent):
         epsilon: float | None = None,
         effort: int = ROLLOUT_EFFORT,
         belief: str | None = None,
+        rollout: str = "heuristic",
     ) -> dict:
         """The budget's options checked (a one-line ValueError names a bad one, its value and
         its range). ``simulations`` is checked even with ``milliseconds`` and is at least 1, and
@@ -416,6 +431,7 @@ class SearchAgent(StatefulAgent):
             "epsilon": None if epsilon is None else bounded_float(cls.name, "epsilon", epsilon, 0, 1),
             "effort": bounded_int(cls.name, "effort", effort, 0, FULL_EFFORT),
             "belief": check_belief(cls.name, belief),
+            "rollout": check_rollout(cls.name, rollout),
         }
 
     @classmethod

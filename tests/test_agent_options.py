@@ -186,18 +186,20 @@ def test_an_unknown_option_is_refused_with_the_options_the_agent_takes(game) -> 
     assert "\n" not in message
     assert message == (
         "agent 'pimc' does not take the options ['simulatons']; "
-        "it takes belief, effort, epsilon, milliseconds, simulations"
+        "it takes belief, effort, epsilon, milliseconds, rollout, simulations"
     )
-    with pytest.raises(ValueError, match=r"'explore'\]; it takes belief, effort, epsilon, milliseconds, simulations$"):
+    pimc_takes = "belief, effort, epsilon, milliseconds, rollout, simulations"
+    with pytest.raises(ValueError, match=rf"'explore'\]; it takes {pimc_takes}$"):
         parse_agent("pimc:explore=1")
-    with pytest.raises(ValueError, match=r"it takes belief, effort, epsilon, explore, milliseconds, simulations$"):
+    ismcts_takes = "belief, effort, epsilon, explore, milliseconds, rollout, simulations"
+    with pytest.raises(ValueError, match=rf"it takes {ismcts_takes}$"):
         make_agent("ismcts", game, simulatons=8)
     for taken in ("seed", "game"):
         with pytest.raises(ValueError, match=rf"\['{taken}'\]; it takes"):
             make_agent(f"oracle:{taken}=3", game)
     with pytest.raises(ValueError, match=r"^agent 'random' does not take the options \['x'\]; it takes no options$"):
         make_agent("random:x=1", game)
-    assert accepted_options(OracleAgent) == ["effort", "epsilon", "explore", "milliseconds", "simulations"]
+    assert accepted_options(OracleAgent) == ["effort", "epsilon", "explore", "milliseconds", "rollout", "simulations"]
 
 
 def test_every_search_is_bounded() -> None:

@@ -14,7 +14,7 @@ import domino_env
 from agents import make_agent
 from agents.heuristic import SCRATCH_RECORDS, mexican_score
 from agents.planner import PLAN_ORPHAN, PlannerAgent, longest_chain, planner_policy, planner_score
-from agents.tournament import against_table
+from agents.tournament import against_table, rotated_match
 from domino_env.search import apply, copy_state, legal_actions
 from domino_env.tiles import TILE_HIGH, TILE_LOW, tile_index
 from tests.snapshots import mid_game_states
@@ -109,3 +109,18 @@ def test_the_planner_beats_a_table_of_heuristics() -> None:
 def test_the_planner_plays_mexican_train_only() -> None:
     with pytest.raises(ValueError, match="Mexican Train only"):
         make_agent("planner", domino_env.make_game("hungarian", num_players=3))
+
+
+def test_search_agents_can_roll_out_with_the_planner() -> None:
+    """``rollout=planner``: the simulated players follow the planner; other variants and other
+    names are refused in one line before any work."""
+    game = domino_env.make_game("mexican_train", num_players=3)
+    for name in ("pimc", "ismcts"):
+        agent = make_agent(f"{name}:simulations=8,rollout=planner", game, seed=1)
+        assert agent.hooks[-1] is planner_policy
+        random_seats = [make_agent("random", game, seed=s) for s in range(2)]
+        assert rotated_match(game, [agent, *random_seats], episodes=3, seed=3, batch_size=1)[0].moves > 0
+    with pytest.raises(ValueError, match=r"^pimc: rollout=planner plays Mexican Train only, not 'draw'$"):
+        make_agent("pimc:rollout=planner", domino_env.make_game("draw"))
+    with pytest.raises(ValueError, match=r"^ismcts: rollout must be one of heuristic, planner, got 'plan'$"):
+        make_agent("ismcts:rollout=plan", game)
