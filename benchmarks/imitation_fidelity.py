@@ -9,7 +9,7 @@ them epoch by epoch with the trainer's own ``fit``, and prints after each epoch 
 the fitted decisions and on 20,000 held-out decisions from other deals, with the seconds spent
 fitting, so arms compare at equal CPU time as well as at equal epochs.
 
-Arms are ``HEAD:SIZES`` (``flat`` or ``tiles``, hidden sizes joined by ``x``).
+Arms are ``HEAD:SIZES`` (``flat``, ``tiles`` or ``afterstate``, hidden sizes joined by ``x``).
 
     .venv/bin/python -m benchmarks.imitation_fidelity --variant mexican_train --players 4 \\
         [--decisions 400000] [--epochs 6] [--arms flat:512x256 tiles:512x256]
@@ -28,7 +28,7 @@ import time
 import torch
 
 from agents import make_agent
-from agents.network import network_for
+from agents.network import ACTION_HEADS, network_for
 from agents.policy import PolicyAgent
 from domino_env import make_game
 from training.config import ImitationConfig
@@ -40,8 +40,9 @@ FIT_SEED, HELD_OUT_SEED = 11, 12  # different deals
 
 def parse_arm(text: str) -> tuple[str, list[int]]:
     head, _, sizes = text.partition(":")
-    if head not in ("flat", "tiles") or not sizes:
-        raise SystemExit(f"arm {text!r} is not HEAD:SIZES with HEAD flat or tiles, e.g. tiles:512x256")
+    if head not in ACTION_HEADS or not sizes:
+        heads = " or ".join(ACTION_HEADS)
+        raise SystemExit(f"arm {text!r} is not HEAD:SIZES with HEAD {heads}, e.g. tiles:512x256")
     return head, [int(size) for size in sizes.split("x")]
 
 
