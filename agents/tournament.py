@@ -320,10 +320,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-show", action="store_true", help="skip the rendered example game")
     args = parser.parse_args(argv)
     names = [args.agents[s % len(args.agents)] for s in range(args.players)]
+    try:  # a table the variant cannot seat, or an agent it cannot play, is one line
+        game = make_game(args.variant, num_players=args.players)
+        agents = [make_agent(n, game, seed=args.seed + i) for i, n in enumerate(names)]
+    except ValueError as error:
+        parser.exit(2, f"error: {error}\n")
     if not args.no_show:
         show_game(args.variant, names, args.seed, num_players=args.players)
-    game = make_game(args.variant, num_players=args.players)
-    agents = [make_agent(n, game, seed=args.seed + i) for i, n in enumerate(names)]
     records = rotated_match(game, agents, args.episodes, seed=args.seed)
     print(f"\n{game.title}, {args.players} players, seats rotated over mirrored deals:\n")
     print(results_table(records))

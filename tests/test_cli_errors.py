@@ -37,6 +37,7 @@ def refused(capsys: pytest.CaptureFixture[str], argv: list[str], entry=main) -> 
 
 
 BAD_COMMAND_LINES = [
+    (["evaluate", "planner", "random", "--variant", "draw"], "the planner plays Mexican Train only, not 'draw'"),
     (["evaluate", "random", "greedy", "--variant", "nosuch"], "unknown variant 'nosuch'"),
     (["evaluate", "random", "greedy", *DRAW, "--option", "nosuch=1"], "unknown option(s) 'nosuch'"),
     (["evaluate", "random", "greedy", *DRAW, "--option", "num_players=11"], "num_players"),
@@ -92,6 +93,13 @@ def test_a_bad_command_line_is_one_line(
     argv = [str(tmp_path / a) if a.startswith("game.") else a for a in argv]
     assert message in refused(capsys, argv)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_tournament_refuses_an_agent_the_variant_cannot_seat(capsys: pytest.CaptureFixture[str]) -> None:
+    from agents.tournament import main as tournament_main
+
+    said = refused(capsys, ["--variant", "draw", "--agents", "planner", "random"], entry=tournament_main)
+    assert "the planner plays Mexican Train only" in said
 
 
 def test_replays_are_numbered_within_the_games_played(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
