@@ -39,7 +39,9 @@ def longest_chain(tiles, count, start, visits):
     """The length of the longest chain that starts at number ``start`` and lays each of the first
     ``count`` of ``tiles`` at most once, each tile matching the number the last one left open; a
     depth-first search over the tiles that stops, keeping the longest so far, after laying
-    ``visits`` tiles (hands of one deal search well within that)."""
+    ``visits`` tiles. At ``PLAN_VISITS`` a hand of up to 20 random double-twelve tiles is searched
+    exactly (tens of microseconds at 15, under a millisecond at 20); a third of hands of 25 are
+    cut short, which only a seat that has drawn ten tiles more than it played ever holds."""
     used = np.zeros(count, np.uint8)
     open_number = np.empty(count + 1, np.int64)
     cursor = np.zeros(count + 1, np.int64)  # the next tile to try at each depth
