@@ -152,6 +152,7 @@ def write_evaluation(target: Path, training: dict, games: int, search_games: int
     game = make_game(config.env.variant, **config.env.options)
     policy = PolicyAgent(ckpt.load_network(target, game), name=name)
     table, figures = evaluate_policy(game, policy, games, search_games, EVALUATION_SEED)
+    opponents = " ".join(fair_agents(game))
     teacher = f", after imitating the {training['teacher']}" if training["teacher"] else ""
     improved = training.get("improvement_positions", 0)
     then = f", then {improved:,} positions of improvement steps" if improved else ""
@@ -161,7 +162,7 @@ def write_evaluation(target: Path, training: dict, games: int, search_games: int
         f"({training['env_steps']:,} self-play environment steps and {training['imitation_env_steps']:,} "
         f"imitation steps{then}) on 2 CPU cores.\n\n"
         f"Evaluated on seed {EVALUATION_SEED} (deals the training never played), seats rotated; "
-        f"`python -m arena evaluate {name} {' '.join(fair_agents(game))} --against {' '.join(fair_agents(game))} "
+        f"`python -m arena evaluate {name} {opponents} --against {opponents} "
         f"--games {games} --seed {EVALUATION_SEED}` gives the first rows:\n\n{table}\n"
     )
     if kept:
