@@ -27,6 +27,7 @@ import numpy as np
 import torch
 from numba import njit
 
+from agents.compiled_afterstate import LineHead, add_line_scores, compiled_line_head, no_line_head
 from agents.network import PolicyNetwork
 from agents.search import (
     NO_NODE,
@@ -52,9 +53,10 @@ NODES_PER_ITERATION = 8
 class Weights(NamedTuple):
     """A :class:`~agents.network.PolicyNetwork`'s policy as arrays a compiled loop can read:
     the trunk's layers (``trunk_w[i]`` is ``[inputs, outputs]``, so a row is one input's
-    contribution), the policy head, and the tile scores' layer with what it multiplies
-    (``features[tile]``, and for each play its action, tile and target). A network without tile
-    scores has empty arrays there."""
+    contribution), the policy head, the tile scores' layer with what it multiplies
+    (``features[tile]``, and for each play its action, tile and target), and the line games'
+    afterstate head (``line``). A network without tile scores or that head has empty arrays
+    there."""
 
     trunk_w: tuple
     trunk_b: tuple
@@ -66,12 +68,14 @@ class Weights(NamedTuple):
     plays: np.ndarray
     play_tile: np.ndarray
     play_target: np.ndarray
+    line: LineHead
 
 
 def compiled_weights(network: PolicyNetwork) -> Weights:
-    """``network``'s policy (trunk and heads, not the critic) copied out of torch as float32."""
-    if network.afterstate is not None:
-        raise ValueError("the guided tree (tree=1) compiles flat and tiles action heads, not the afterstate head")
+    """``network``'s policy (trunk and heads, not the critic) copied out of torch as float32.
+    Of the afterstate heads only the line games' is compiled (:mod:`agents.compiled_afterstate`):
+    another is refused in one line."""
+    line = no_line_head() if network.afterstate is None else compiled_line_head(network.afterstate)
 
     def rows(layer: torch.nn.Linear) -> tuple[np.ndarray, np.ndarray]:
         weight = layer.weight.detach().cpu().float().numpy()
@@ -91,7 +95,7 @@ def compiled_weights(network: PolicyNetwork) -> Weights:
         play_target = scores.play_target.cpu().numpy()
     return Weights(
         tuple(w for w, _ in trunk), tuple(b for _, b in trunk), head_w, head_b, tile_w, tile_b,
-        features, plays.astype(np.int64), play_tile.astype(np.int64), play_target.astype(np.int64),
+        features, plays.astype(np.int64), play_tile.astype(np.int64), play_target.astype(np.int64), line,
     )  # fmt: skip
 
 
@@ -131,6 +135,8 @@ def policy_prior(net, observation, mask, probs):
             for k in range(width):
                 score += targets[base + k] * row[k]
             logits[net.plays[p]] += score
+    if net.line.plays.shape[0] > 0:
+        add_line_scores(net.line, observation, hidden, logits)
     top = -np.inf
     for a in range(mask.shape[0]):
         if mask[a] and logits[a] > top:

@@ -92,7 +92,10 @@ def test_every_variant_takes_the_head_that_reads_its_moves(variant, options, hea
         head(16, other)
 
 
-def test_the_guided_tree_refuses_a_head_it_cannot_compile() -> None:
-    game = make_game("draw", num_players=2)
-    with pytest.raises(ValueError, match="not the afterstate head"):
+@pytest.mark.parametrize(
+    ("variant", "head"), [("hungarian", "RunAfterstateScores"), ("mexican_train", "TrainAfterstateScores")]
+)
+def test_the_guided_tree_refuses_a_head_it_cannot_compile(variant: str, head: str) -> None:
+    game = make_game(variant, num_players=2)
+    with pytest.raises(ValueError, match=rf"compiles the line games' afterstate head \(Draw, Block\), not {head}$"):
         GuidedTreeAgent(game, network_for(game, [16], action_head="afterstate"))

@@ -13,19 +13,25 @@ from agents.network import masked_distribution, network_for
 from agents.policy_search import PolicySearchAgent
 from arena.cli import UsageError, load_policy
 from domino_env import make_game
+from tests.test_compiled_afterstate import LINE_GAMES, PARTNERS
 from tests.test_policy_search import VARIANTS, positions, untrained
 
+HEADS = [
+    *[(variant, options, head) for variant, options in [*VARIANTS, ("draw", PARTNERS)] for head in ("flat", "tiles")],
+    *[(variant, options, "afterstate") for variant, options in LINE_GAMES],
+]
 
-@pytest.mark.parametrize(("variant", "options"), [*VARIANTS, ("draw", {"num_players": 4, "partnerships": True})])
-@pytest.mark.parametrize("action_head", ["flat", "tiles"])
+
+@pytest.mark.parametrize(("variant", "options", "action_head"), HEADS)
 def test_the_compiled_prior_is_the_networks_masked_softmax(variant: str, options: dict, action_head: str) -> None:
     game = make_game(variant, **options)
     torch.manual_seed(1)
     network = network_for(game, [32, 16], action_head=action_head)
-    for parameter in network.parameters():  # the tile scores start near zero: make them count
+    for parameter in network.parameters():  # the extra heads start near zero: make them count
         torch.nn.init.normal_(parameter, std=0.3)
     weights = compiled_weights(network)
-    state = positions(game, 12, seed=4)
+    # positions from the lead to the hand's end, so that every kind of play the head scores comes up
+    state = positions(game, 40, seed=4)
     probs = np.zeros(game.num_actions, np.float32)
     for g in range(len(state)):
         observation, mask = game.view(state, g, game.current_seat(state, g))
