@@ -5,8 +5,9 @@ that head for its prior at every node without leaving its compiled loop.
 :func:`add_line_scores` computes, for each play that may be legal, the same features the torch head
 computes from the observation (the line after the play, the hand's and the unseen tiles' counts
 per number, the voids on what stays open) and adds ``v . relu(U features + C hidden) + b`` to that
-play's logit. tests/test_guided_tree.py checks it against the torch head on positions of every
-line game. Hungarian's and Mexican Train's heads add searches of their own (the run, the chain) and
+play's logit. tests/test_compiled_afterstate.py checks the features against the torch head's at
+every position of random Draw, Block and partnership games, and tests/test_guided_tree.py the
+prior they make. Hungarian's and Mexican Train's heads add searches of their own (the run, the chain) and
 are not compiled here.
 """
 
@@ -30,7 +31,7 @@ PER_PLAY = 9  # the features every play has besides the per-number and per-oppon
 class LineHead(NamedTuple):
     """An :class:`AfterstateScores` head as float32 and int64 arrays: where it reads the
     observation (``layout``), each candidate play's action, tile, side (0 left, 1 right) and
-    faces, the tile tables, and the small network's layers (``in_w`` is ``[features, hidden]``,
+    faces, every tile's faces and pips, and the small network's layers (``in_w`` is ``[features, hidden]``,
     ``context_w`` ``[trunk width, hidden]``). A network without the head has no plays."""
 
     layout: np.ndarray
