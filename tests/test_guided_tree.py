@@ -103,3 +103,25 @@ def test_the_tree_options_are_checked() -> None:
     assert agent.tree is not None and agent.tree.explore == 2.0 and agent.tree.simulations == 16
     with pytest.raises(UsageError, match="tree must be 0"):
         load_policy("draw_2p+search:tree=3", game, seed=1)
+
+
+def test_the_shipped_partnership_searches_its_tree_with_its_afterstate_head() -> None:
+    """``draw_4p_partners`` ships with the line games' afterstate head: its tree's prior is that
+    network's policy, and it plays legal moves from restored random states alike."""
+    game = make_game("draw", **PARTNERS)
+    agent = load_policy("draw_4p_partners+search:tree=1,simulations=24", game, seed=1)
+    assert agent.network.action_head == "afterstate" and agent.tree.weights.line.plays.size > 0
+    state = positions(game, 6, seed=8)
+    probs = np.zeros(game.num_actions, np.float32)
+    for g in range(len(state)):
+        observation, mask = game.view(state, g, game.current_seat(state, g))
+        policy_prior(agent.tree.weights, observation, mask, probs)
+        with torch.no_grad():
+            logits = agent.network.logits(torch.as_tensor(observation[None]))
+            expected = masked_distribution(logits, torch.as_tensor(mask[None])).probs[0].numpy()
+        np.testing.assert_allclose(probs, expected, atol=2e-6)
+        saved = agent.random_state()
+        action = agent.act_state(state, g)
+        assert mask[action]
+        agent.set_random_state(saved)
+        assert agent.act_state(state, g) == action
