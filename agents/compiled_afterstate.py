@@ -97,6 +97,25 @@ def compiled_line_head(head: AfterstateScores) -> LineHead:
 
 
 @njit(cache=True)
+def dense(inputs, weight, bias, relu):
+    """``inputs @ weight + bias`` (and ReLU), skipping zero inputs: an observation is mostly
+    zeros, and so are a play's features. The layer every compiled forward pass here and in
+    :mod:`agents.guided_tree` is made of."""
+    out = bias.copy()
+    for i in range(inputs.shape[0]):
+        x = inputs[i]
+        if x != 0.0:
+            row = weight[i]
+            for j in range(out.shape[0]):
+                out[j] += x * row[j]
+    if relu:
+        for j in range(out.shape[0]):
+            if out[j] < 0.0:
+                out[j] = 0.0
+    return out
+
+
+@njit(cache=True)
 def hand_counts(head, observation, counts):
     """Write into ``counts`` what every play of ``observation`` shares: my tiles and the unseen
     ones per number (rows 0 and 1, ``numbers`` wide), then the pips in my hand and whether the
@@ -198,28 +217,12 @@ def add_line_scores(head, observation, hidden, logits):
     features = np.zeros(head.in_w.shape[0], np.float32)
     counts = np.zeros((3, max(head.layout[5], 2)), np.float32)
     hand_counts(head, observation, counts)
-    context = head.in_b.copy()
-    for w in range(hidden.shape[0]):
-        x = hidden[w]
-        if x != 0.0:
-            row = head.context_w[w]
-            for h in range(context.shape[0]):
-                context[h] += x * row[h]
+    context = dense(hidden, head.context_w, head.in_b, False)
     hand_at = head.layout[0]
     for p in range(head.plays.shape[0]):
         if observation[hand_at + head.play_tile[p]] == 0.0:  # most plays: not even in hand
             continue
         if not play_features(head, observation, counts, p, features):
             continue
-        inner = context.copy()
-        for f in range(features.shape[0]):
-            x = features[f]
-            if x != 0.0:
-                row = head.in_w[f]
-                for h in range(inner.shape[0]):
-                    inner[h] += x * row[h]
-        score = head.out_b[0]
-        for h in range(inner.shape[0]):
-            if inner[h] > 0.0:
-                score += inner[h] * head.out_w[h]
-        logits[head.plays[p]] += score
+        inner = dense(features, head.in_w, context, True)
+        logits[head.plays[p]] += head.out_b[0] + (inner * head.out_w).sum()

@@ -27,7 +27,7 @@ import numpy as np
 import torch
 from numba import njit
 
-from agents.compiled_afterstate import LineHead, add_line_scores, compiled_line_head, no_line_head
+from agents.compiled_afterstate import LineHead, add_line_scores, compiled_line_head, dense, no_line_head
 from agents.network import PolicyNetwork
 from agents.search import (
     NO_NODE,
@@ -100,33 +100,16 @@ def compiled_weights(network: PolicyNetwork) -> Weights:
 
 
 @njit(cache=True)
-def _dense(inputs, weight, bias, relu):
-    """``inputs @ weight + bias`` (and ReLU), skipping zero inputs: an observation is mostly zeros."""
-    out = bias.copy()
-    for i in range(inputs.shape[0]):
-        x = inputs[i]
-        if x != 0.0:
-            row = weight[i]
-            for j in range(out.shape[0]):
-                out[j] += x * row[j]
-    if relu:
-        for j in range(out.shape[0]):
-            if out[j] < 0.0:
-                out[j] = 0.0
-    return out
-
-
-@njit(cache=True)
 def policy_prior(net, observation, mask, probs):
     """Write into ``probs`` the network's probability of each action ``mask`` allows (zero
     elsewhere): :meth:`PolicyNetwork.logits` and the masked softmax, in float32 as torch computes
     them."""
     hidden = observation
     for layer in range(len(net.trunk_w)):
-        hidden = _dense(hidden, net.trunk_w[layer], net.trunk_b[layer], True)
-    logits = _dense(hidden, net.head_w, net.head_b, False)
+        hidden = dense(hidden, net.trunk_w[layer], net.trunk_b[layer], True)
+    logits = dense(hidden, net.head_w, net.head_b, False)
     if net.plays.shape[0] > 0:
-        targets = _dense(hidden, net.tile_w, net.tile_b, False)
+        targets = dense(hidden, net.tile_w, net.tile_b, False)
         width = net.features.shape[1]
         for p in range(net.plays.shape[0]):
             row = net.features[net.play_tile[p]]
