@@ -19,7 +19,8 @@ import numpy as np
 import torch
 from numba import njit
 
-from agents.afterstate import AfterstateScores
+from agents.afterstate import AfterstateHead, AfterstateScores
+from agents.run_afterstate import RunAfterstateScores
 from domino_env.tiles import TILE_HIGH, TILE_LOW
 
 # Where the head reads the observation: the starts of these blocks, then the count of numbers
@@ -62,13 +63,14 @@ def no_line_head() -> LineHead:
     )  # fmt: skip
 
 
-def compiled_line_head(head: AfterstateScores) -> LineHead:
+def compiled_line_head(head: AfterstateHead) -> LineHead:
     """``head``'s tables and layers copied out of torch. Only the line games' own head: a subclass
     (Hungarian's run head) computes features this forward pass does not."""
     if type(head) is not AfterstateScores:
+        owner = "Hungarian's run" if isinstance(head, RunAfterstateScores) else "Mexican Train's chain"
         raise ValueError(
             f"the guided tree (tree=1) compiles the line games' afterstate head (Draw, Block), "
-            f"not {type(head).__name__}"
+            f"not {owner} head ({type(head).__name__}): search this policy with plain +search"
         )
 
     def numpy(tensor: torch.Tensor, dtype: type) -> np.ndarray:

@@ -50,6 +50,7 @@ BAD_COMMAND_LINES = [
     (["evaluate", "random", "pimc:simulations=-5", *DRAW], "simulations must be an integer from 1"),
     (["evaluate", "random", "pimc:simulations", *DRAW], "not of the form key=value"),
     (["evaluate", "draw_2p+search:simulations=-1", "random"], "simulations must be a positive integer"),
+    (["evaluate", "mexican_train_4p+search:tree=1", "random"], "not Mexican Train's chain head"),
     (["evaluate", "random", "greedy", *DRAW, "--games", "0"], "--games must be a positive number"),
     (["evaluate", "random", "greedy", *DRAW, "--games", "-3"], "--games must be a positive number"),
     (["evaluate", "random", "greedy", *DRAW, "--games", "many"], "invalid int value: 'many'"),
