@@ -143,6 +143,13 @@ def planner_actions(state, cfg, games, view, mask, scratch, effort):
     )
 
 
+def check_plans_here(who: str, game: Game, instead: str = "") -> None:
+    """Refuse, in one line naming ``who``, a game other than Mexican Train: the planner plans a
+    player's own train, which no other variant has."""
+    if game.name != "mexican_train":
+        raise ValueError(f"{who} plays Mexican Train only, not {game.name!r}{instead}")
+
+
 class PlannerAgent(HeuristicAgent):
     """Plays :func:`planner_policy` on a determinization of the game, as the heuristic agent plays
     its strategy; Mexican Train only."""
@@ -150,7 +157,6 @@ class PlannerAgent(HeuristicAgent):
     name = "planner"
 
     def __init__(self, game: Game, seed: int | None = None) -> None:
-        if game.name != "mexican_train":
-            raise ValueError(f"the planner plays Mexican Train only, not {game.name!r}; use heuristic")
+        check_plans_here("the planner", game, "; use heuristic")
         super().__init__(game, seed=seed)
         self.batch_policy = planner_actions

@@ -38,7 +38,7 @@ from numba import njit
 from agents.base import StatefulAgent
 from agents.heuristic import FULL_EFFORT, SCRATCH_RECORDS, heuristic_policy
 from agents.options import bounded_float, bounded_int
-from agents.planner import planner_policy
+from agents.planner import check_plans_here, planner_policy
 from domino_env.game import Game
 from domino_env.games.core import PLAYING
 from domino_env.rng import below, game_seed, next_u64
@@ -381,8 +381,8 @@ class SearchAgent(StatefulAgent):
         if belief is not None and "belief" in self.refused_options:
             raise ValueError(f"{self.name}: sees every hand, so it takes no belief")
         checked = self.check_budget(simulations, milliseconds, epsilon, effort, belief, rollout)  # before any work
-        if rollout == "planner" and game.name != "mexican_train":
-            raise ValueError(f"{self.name}: rollout=planner plays Mexican Train only, not {game.name!r}")
+        if rollout == "planner":
+            check_plans_here(f"{self.name}: rollout=planner", game)
         super().__init__(game)
         self.simulations = checked["simulations"]
         self.milliseconds = checked["milliseconds"]
