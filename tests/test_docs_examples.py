@@ -125,7 +125,8 @@ def test_python_example_runs(block: Block, tmp_path: Path) -> None:
     home, work = tmp_path / "home", tmp_path / "work"
     home.mkdir()
     work.mkdir()
-    env = dict(os.environ, HOME=str(home), MPLBACKEND="Agg")
+    # SB3 logs every ``learn`` to a new folder in the system's temporary directory unless told.
+    env = dict(os.environ, HOME=str(home), MPLBACKEND="Agg", SB3_LOGDIR=str(tmp_path / "sb3_logs"))
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     # Compiled with the markdown file's name and its lines' numbers, so a traceback points at them.
     runner = (
