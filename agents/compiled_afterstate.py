@@ -21,12 +21,15 @@ from numba import njit
 
 from agents.afterstate import AfterstateHead, AfterstateScores
 from agents.run_afterstate import RunAfterstateScores
+from agents.train_afterstate import TrainAfterstateScores
 from domino_env.tiles import TILE_HIGH, TILE_LOW
 
 # Where the head reads the observation: the starts of these blocks, then the count of numbers
 # and of opponents, in this order in ``LineHead.layout``.
 BLOCKS = ("hand", "table", "left_end", "right_end", "voids")
 PER_PLAY = 9  # the features every play has besides the per-number and per-opponent ones
+# The afterstate heads this forward pass does not compute, named as a refusal names them.
+NOT_COMPILED = {RunAfterstateScores: "Hungarian's run", TrainAfterstateScores: "Mexican Train's chain"}
 
 
 class LineHead(NamedTuple):
@@ -67,7 +70,7 @@ def compiled_line_head(head: AfterstateHead) -> LineHead:
     """``head``'s tables and layers copied out of torch. Only the line games' own head: Hungarian's
     run head and Mexican Train's chain head compute features this forward pass does not."""
     if type(head) is not AfterstateScores:
-        owner = "Hungarian's run" if isinstance(head, RunAfterstateScores) else "Mexican Train's chain"
+        owner = NOT_COMPILED.get(type(head), "this")
         raise ValueError(
             f"the guided tree (tree=1) compiles the line games' afterstate head (Draw, Block), "
             f"not {owner} head ({type(head).__name__}): search this policy with plain +search"
