@@ -5,10 +5,11 @@ positions a policy reaches.
         pimc:simulations=512 pimc:simulations=2048 --positions 3000
 
 The first argument is the policy (a shipped one or a checkpoint) that plays every seat,
-sampling its moves, on the deals of ``--seed``; its unforced positions are kept. Every agent of
-``--agents`` (any name ``python -m arena evaluate`` takes: built-in agents with options, shipped
-policies, checkpoints, ``NAME+search``) then chooses a move in each, from the real record, each
-with its own seed, so that a search agent named twice shows how often it agrees with itself.
+sampling its moves, on the deals of ``--seed``; the unforced positions of whole hands are kept.
+Every agent of ``--agents`` (any name ``python -m arena evaluate`` takes: built-in agents with
+options, shipped policies, checkpoints, ``NAME+search``) then chooses a move in each, from the
+real record, each with its own seed, so that a search agent named twice shows how often it
+agrees with itself.
 Prints a Markdown table: the share of positions where the row's agent and the column's agent
 choose the same move.
 
@@ -55,7 +56,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("policy", help="the policy whose positions are compared (shipped name or checkpoint)")
     parser.add_argument("--agents", nargs="+", required=True, help="agents choosing a move in each position")
-    parser.add_argument("--positions", type=positive_int, default=3000, help="unforced positions (about)")
+    parser.add_argument("--positions", type=positive_int, default=3000, help="unforced positions, at least")
     parser.add_argument("--seed", type=int, default=99, help="the deals the positions come from")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
@@ -66,7 +67,8 @@ def main(argv: list[str] | None = None) -> None:
     except UsageError as error:
         raise SystemExit(f"error: --agents: {error}") from None
     driver = PolicyAgent(network, "driver", deterministic=False, seed=args.seed + 1)
-    _, states = recorded_states(game, driver, args.positions, min(64, args.positions), args.seed)
+    # whole hands: a few thousand positions cut at the count would lean towards short hands
+    _, states = recorded_states(game, driver, args.positions, min(64, args.positions), args.seed, whole_episodes=True)
     rows = np.arange(len(states))
     choices = np.stack([agent.act_states(game, states, rows) for agent in agents])
     labels = [f"{spec} #{k + 1}" if args.agents.count(spec) > 1 else spec for k, spec in enumerate(args.agents)]

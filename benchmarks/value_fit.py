@@ -4,8 +4,8 @@ held-out error against the labels' own noise, and how often its favourite is the
     python -m benchmarks.value_fit draw_2p --labeller pimc:simulations=128 --positions 200000 \
         --sizes 256,256 1024,1024,512 --heads tiles afterstate --epochs 10
 
-The policy (a shipped one or a checkpoint) plays every seat, sampling its moves; ``--positions``
-of its unforced positions (deals of ``--seed``) are labelled by ``--labeller``
+The policy (a shipped one or a checkpoint) plays every seat, sampling its moves; at least ``--positions``
+of its unforced positions (whole hands, deals of ``--seed``) are labelled by ``--labeller``
 (:func:`training.action_values.search_values`: each legal move's mean result over the worlds the
 search samples from the seat's knowledge). Each network of ``--sizes``, with each action head of
 ``--heads`` (:data:`agents.network.ACTION_HEADS`; the policy's own by default), is fitted from scratch by
@@ -64,10 +64,11 @@ def sizes(text: str) -> list[int]:
 def positions_of(
     game: Game, network: torch.nn.Module, count: int, seed: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """About ``count`` unforced positions of ``network`` playing every seat on the deals of
-    ``seed``: their observations, masks and real states."""
+    """At least ``count`` unforced positions of ``network`` playing every seat on the deals of
+    ``seed``, from whole hands (a few thousand held-out positions cut at the count would lean
+    towards short hands): their observations, masks and real states."""
     driver = PolicyAgent(network, "driver", deterministic=False, seed=seed + 1)
-    data, states = recorded_states(game, driver, count, min(256, count), seed)
+    data, states = recorded_states(game, driver, count, min(256, count), seed, whole_episodes=True)
     return data.obs, data.mask, states
 
 

@@ -38,6 +38,42 @@ def test_teacher_decisions_are_the_teachers_unforced_choices_with_their_episode_
     assert np.all(np.abs(data.outcome) <= 1.0) and np.any(data.outcome > 0) and np.any(data.outcome < 0)
 
 
+class AskedGames:
+    """A teacher (greedy's choices) that notes which games of the batch it was asked about and
+    how many decisions."""
+
+    def __init__(self, game) -> None:
+        self.greedy = make_agent("greedy", game)
+        self.games: set[int] = set()
+        self.asked = 0
+
+    def act_states(self, game, state: np.ndarray, games: np.ndarray) -> np.ndarray:
+        self.games |= {int(g) for g in games}
+        self.asked += len(games)
+        return self.greedy.act_states(game, state, games)
+
+
+@pytest.mark.parametrize("variant", ["draw", "hungarian", "mexican_train"])
+def test_whole_episodes_keep_every_episode_begun_before_the_count(variant: str) -> None:
+    game = make_game(variant, num_players=3 if variant == "hungarian" else 2)
+    # one decision asked of 16 games: stopping at the count keeps the hand that ended first and
+    # drops the other games' longer ones; whole episodes keep every game's first hand
+    teacher = AskedGames(game)
+    data, _ = record_decisions(game, teacher, None, 1, num_envs=16, seed=5, whole_episodes=True)
+    assert teacher.games == set(range(16))  # every game's first hand was recorded ...
+    assert len(data) == teacher.asked  # ... to its end, and nothing begun after the count
+    assert not np.isnan(data.outcome).any()
+    cut = AskedGames(game)
+    first, _ = record_decisions(game, cut, None, 1, num_envs=16, seed=5)
+    assert 1 <= len(first) < cut.asked  # the default drops the hands still running
+    # the same games from the same seed: the hands that ended first are among the whole ones
+    assert {row.tobytes() for row in first.obs} <= {row.tobytes() for row in data.obs}
+    # with many hands a game, at least the count, and again every decision asked is kept
+    teacher = AskedGames(game)
+    data, _ = record_decisions(game, teacher, None, 300, num_envs=8, seed=5, whole_episodes=True)
+    assert len(data) >= 300 and len(data) == teacher.asked
+
+
 def test_a_stateful_teacher_labels_the_positions_a_student_drives_to() -> None:
     game = make_game("draw", num_players=2)
     student = PolicyAgent(PolicyNetwork(game.observation_size, game.num_actions, [16]), deterministic=False, seed=1)

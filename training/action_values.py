@@ -116,13 +116,22 @@ class TableRecorder(StateRecorder):
 
 
 def recorded_states(
-    game: Game, driver: Agent, positions: int, num_envs: int, seed: int, deadline: float = math.inf
+    game: Game,
+    driver: Agent,
+    positions: int,
+    num_envs: int,
+    seed: int,
+    deadline: float = math.inf,
+    whole_episodes: bool = False,
 ) -> tuple[Demonstrations | None, np.ndarray | None]:
     """About ``positions`` unforced positions that ``driver`` reaches playing every seat on the
     deals of ``seed``, and row for row their real states; (None, None) when ``deadline`` passed
-    first."""
+    first. ``whole_episodes``: at least ``positions``, every episode begun before the count kept
+    whole (:func:`training.imitation.record_decisions`), a fair sample for measuring on."""
     recorder = StateRecorder()
-    data, _ = record_decisions(game, recorder, driver, positions, num_envs, seed, deadline=deadline)
+    data, _ = record_decisions(
+        game, recorder, driver, positions, num_envs, seed, deadline=deadline, whole_episodes=whole_episodes
+    )
     if data is None:
         return None, None
     return data, np.concatenate(recorder.states)[data.action]

@@ -71,6 +71,7 @@ def record_decisions(
     seed: int,
     critic_inputs: int = 0,
     deadline: float = math.inf,
+    whole_episodes: bool = False,
 ) -> tuple[Demonstrations | None, int]:
     """Play games on the batched engine, ``driver`` choosing the moves, until ``num_decisions``
     unforced decisions ended with their episode; each is labelled with ``teacher``'s action.
@@ -78,19 +79,29 @@ def record_decisions(
     tiles a privileged critic reads (0: none recorded). Returns the decisions and the engine
     steps; the decisions are None when ``time.perf_counter()`` passed ``deadline`` first (a run's
     time limit: a round cut short is not the round the config asked for, and no time is left
-    to learn from it)."""
+    to learn from it).
+
+    Stopping at the count drops the episodes still running, and those are the long ones: with
+    few episodes per game of the batch (a sample of a few thousand positions over hundreds of
+    games) the sample leans towards short hands and early positions. ``whole_episodes`` plays
+    on instead until every episode begun before the count was reached has ended, and keeps
+    them all, while none begun later is recorded. Whether an episode is kept is then settled
+    when it begins, before its length is known, so the positions are a fair sample of whole
+    episodes: what a measurement on held-out positions needs. Training keeps the default, whose
+    samples are large enough for the few dropped episodes not to matter."""
     envs = BatchedEnv(game, num_envs)
     obs, mask, seat = envs.reset(seed=seed)
     chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
     outcomes: list[np.ndarray] = []  # per chunk, filled in when each decision's episode ends
     running: list[list[tuple[int, int, int]]] = [[] for _ in range(num_envs)]  # (chunk, row, seat)
     episode_reward = np.zeros((num_envs, game.num_players), np.float32)
+    recording = np.ones(num_envs, bool)  # whether each game's current episode is recorded
     finished = steps = 0
-    while finished < num_decisions:
+    while recording.any() if whole_episodes else finished < num_decisions:
         if time.perf_counter() >= deadline:
             return None, steps
-        actions = np.argmax(mask, axis=1)  # the only legal action, where there is no choice
-        choice = np.flatnonzero(mask.sum(1) > 1)
+        actions = np.argmax(mask, axis=1)  # the only legal action, where there is no choice (or no record)
+        choice = np.flatnonzero((mask.sum(1) > 1) & recording)
         if choice.size:
             labels = np.asarray(teacher.act_states(game, envs.state, choice), np.int64)
             actions[choice] = labels if driver is None else driver.act(obs[choice], mask[choice])
@@ -108,6 +119,8 @@ def record_decisions(
             finished += len(running[g])
             running[g] = []
             episode_reward[g] = 0.0
+        if whole_episodes and finished >= num_decisions:
+            recording[done] = False  # the episodes these games begin now come after the count
     outcome = np.concatenate(outcomes)
     ended = ~np.isnan(outcome)  # decisions of episodes still running are dropped
     return (
