@@ -6,8 +6,8 @@ fitted decisions reaches 97-99% while the held-out agreement stays far lower, an
 what the student loses in games. This benchmark records ``--decisions`` unforced decisions of
 the teacher playing every seat (the first imitation round of a run), fits each network arm on
 them epoch by epoch with the trainer's own ``fit``, and prints after each epoch the agreement on
-the fitted decisions and on 20,000 held-out decisions from other deals, with the seconds spent
-fitting, so arms compare at equal CPU time as well as at equal epochs.
+the fitted decisions and on at least 20,000 held-out decisions (whole hands) from other deals,
+with the seconds spent fitting, so arms compare at equal CPU time as well as at equal epochs.
 
 Arms are ``HEAD:SIZES`` (``flat``, ``tiles`` or ``afterstate``, hidden sizes joined by ``x``).
 
@@ -62,9 +62,14 @@ def main() -> None:
     teacher = make_agent(args.teacher, game, seed=1)
     started = time.perf_counter()
     fitted, _ = record_decisions(game, teacher, None, args.decisions, num_envs=512, seed=FIT_SEED)
-    held_out, _ = record_decisions(game, teacher, None, HELD_OUT, num_envs=256, seed=HELD_OUT_SEED)
+    # whole hands: 20,000 decisions over 256 games are a few hands a game, and cut at the count
+    # they would lean towards short ones
+    held_out, _ = record_decisions(game, teacher, None, HELD_OUT, num_envs=256, seed=HELD_OUT_SEED, whole_episodes=True)
     seconds = time.perf_counter() - started
-    print(f"{len(fitted):,} decisions recorded in {seconds:.0f} s ({args.variant}, {args.players} players)")
+    print(
+        f"{len(fitted):,} decisions recorded, {len(held_out):,} held out, in {seconds:.0f} s "
+        f"({args.variant}, {args.players} players)"
+    )
     config = ImitationConfig(teacher=args.teacher, epochs=1, learning_rate=args.learning_rate)
     rows = []
     for head, sizes in arms:
