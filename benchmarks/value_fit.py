@@ -4,10 +4,10 @@ held-out error against the labels' own noise, and how often its favourite is the
     python -m benchmarks.value_fit draw_2p --labeller pimc:simulations=128 --positions 200000 \
         --sizes 256,256 1024,1024,512 --heads tiles afterstate --epochs 10
 
-The policy (a shipped one or a checkpoint) plays every seat, sampling its moves; at least ``--positions``
-of its unforced positions (whole hands, deals of ``--seed``) are labelled by ``--labeller``
-(:func:`training.action_values.search_values`: each legal move's mean result over the worlds the
-search samples from the seat's knowledge). Each network of ``--sizes``, with each action head of
+The policy (a shipped one or a checkpoint) plays every seat, sampling its moves; at least
+``--positions`` of its unforced positions (whole hands, deals of ``--seed``) are labelled by
+``--labeller`` (:func:`training.action_values.search_values`: each legal move's mean result over
+the worlds the search samples from the seat's knowledge). Each network of ``--sizes``, with each action head of
 ``--heads`` (:data:`agents.network.ACTION_HEADS`; the policy's own by default), is fitted from scratch by
 the improvement step's regression (:func:`training.action_values.fit_improvement`, the logits to
 ``values / T`` centred over the legal moves, no prior), and the policy's own network from its

@@ -88,8 +88,8 @@ def record_decisions(
     them all, while none begun later is recorded. Whether an episode is kept is then settled
     when it begins, before its length is known, so the positions are a fair sample of whole
     episodes: what a measurement on held-out positions needs. Training keeps the default: the
-    imitation rounds and the improvement phase play dozens of hands a game or more, and the few cut
-    short hardly matter there."""
+    imitation rounds and the improvement phase play dozens of hands a game or more, and the few
+    cut short hardly matter there."""
     envs = BatchedEnv(game, num_envs)
     obs, mask, seat = envs.reset(seed=seed)
     chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
