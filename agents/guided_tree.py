@@ -74,7 +74,10 @@ class Weights(NamedTuple):
 def compiled_weights(network: PolicyNetwork) -> Weights:
     """``network``'s policy (trunk and heads, not the critic) copied out of torch as float32.
     Of the afterstate heads only the line games' is compiled (:mod:`agents.compiled_afterstate`):
-    another is refused in one line."""
+    another is refused in one line, as is a trunk that is not an MLP."""
+    if network.trunk_kind != "mlp":
+        kind = network.trunk_kind
+        raise ValueError(f"the guided tree (tree=1) compiles networks with an MLP trunk, not this {kind} trunk")
     line = no_line_head() if network.afterstate is None else compiled_line_head(network.afterstate)
 
     def rows(layer: torch.nn.Linear) -> tuple[np.ndarray, np.ndarray]:

@@ -14,10 +14,10 @@ from torch.distributions import Categorical
 
 from agents.afterstate import AfterstateHead, AfterstateScores
 from agents.run_afterstate import RunAfterstateScores
+from agents.tile_attention import PlayScores, TileAttention, tile_identity
 from agents.train_afterstate import TrainAfterstateScores
 from domino_env.game import Game, action_targets
 from domino_env.games import hungarian_rules, mexican_train_rules
-from domino_env.tiles import TILE_HIGH, TILE_LOW, TILE_VALUE
 
 ILLEGAL_LOGIT = -1e9
 # The largest network a config may ask for and a checkpoint may hold: checked before anything
@@ -27,6 +27,9 @@ MAX_HIDDEN_SIZE = 65536
 # one logit per action; per-tile scores added (TileScores); or scores of what each play leaves
 # on the line, the run or the trains added (agents.afterstate and the heads built on it)
 ACTION_HEADS = ("flat", "tiles", "afterstate")
+# what reads the observation: a stack of dense layers, or a token per tile and attention across
+# them (agents.tile_attention), whose hidden sizes are one equal width per layer
+TRUNKS = ("mlp", "attention")
 
 
 def _layer(inputs: int, outputs: int, gain: float = float(np.sqrt(2))) -> nn.Linear:
@@ -72,14 +75,7 @@ class TileScores(nn.Module):
         tiles = np.asarray(action_tiles)
         plays = np.flatnonzero(tiles >= 0)
         targets = action_targets(tiles)[plays]
-        num_tiles = int(tiles.max()) + 1
-        numbers = int(TILE_HIGH[:num_tiles].max()) + 1  # 7 for double-six, 13 for double-twelve
-        features = np.zeros((num_tiles, numbers + 2), np.float32)
-        for t in range(num_tiles):
-            features[t, TILE_LOW[t]] += 1.0
-            features[t, TILE_HIGH[t]] += 1.0
-            features[t, numbers] = TILE_VALUE[t] / (2.0 * (numbers - 1))
-            features[t, numbers + 1] = float(TILE_LOW[t] == TILE_HIGH[t])
+        features = tile_identity(int(tiles.max()) + 1)
         self.num_actions = len(tiles)
         self.num_targets = int(targets.max()) + 1
         # derived from the game, so kept out of checkpoints
@@ -98,10 +94,15 @@ class TileScores(nn.Module):
 
 
 class PolicyNetwork(nn.Module):
-    """A policy head (one logit per action) on an MLP trunk that reads the observation, and a
-    value head. The value head shares that trunk, unless ``critic_inputs`` > 0: then it sits on a
+    """A policy head (one logit per action) on a trunk that reads the observation, and a value
+    head. The value head shares that trunk, unless ``critic_inputs`` > 0: then it sits on a
     critic of its own that reads the observation and that many privileged inputs (the hidden
-    tiles, :mod:`training.critic_inputs`), which the policy never sees."""
+    tiles, :mod:`training.critic_inputs`), which the policy never sees.
+
+    The trunk is an MLP, or with ``attention`` (the game) a token per tile read by attention
+    (:class:`agents.tile_attention.TileAttention`, its layers of the one width
+    ``hidden_sizes`` lists): then every play is also scored from its tile's token
+    (:class:`agents.tile_attention.PlayScores`), and the critic, when separate, is an MLP."""
 
     def __init__(
         self,
@@ -111,9 +112,15 @@ class PolicyNetwork(nn.Module):
         critic_inputs: int = 0,
         action_tiles: np.ndarray | None = None,
         afterstate: Game | None = None,
+        attention: Game | None = None,
     ) -> None:
         super().__init__()
-        self.trunk = _mlp(observation_size, hidden_sizes)
+        if attention is None:
+            self.trunk: nn.Module = _mlp(observation_size, hidden_sizes)
+            self.play_scores = None
+        else:
+            self.trunk = TileAttention(attention, hidden_sizes[0], len(hidden_sizes))
+            self.play_scores = PlayScores(hidden_sizes[0], attention.action_tiles)
         self.policy_head = _layer(hidden_sizes[-1], num_actions, gain=0.01)
         self.tile_scores = None if action_tiles is None else TileScores(hidden_sizes[-1], action_tiles)
         self.afterstate = None if afterstate is None else afterstate_scores(hidden_sizes[-1], afterstate)
@@ -130,8 +137,21 @@ class PolicyNetwork(nn.Module):
             return "afterstate"
         return "flat" if self.tile_scores is None else "tiles"
 
-    def _logits(self, hidden: torch.Tensor, observations: torch.Tensor) -> torch.Tensor:
+    @property
+    def trunk_kind(self) -> str:
+        return "mlp" if self.play_scores is None else "attention"
+
+    def _encode(self, observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """The trunk's hidden vector and, from an attention trunk, its plays' scores."""
+        if self.play_scores is None:
+            return self.trunk(observations), None
+        hidden, tokens = self.trunk.encode(observations)
+        return hidden, self.play_scores(hidden, tokens)
+
+    def _logits(self, hidden: torch.Tensor, observations: torch.Tensor, plays: torch.Tensor | None) -> torch.Tensor:
         logits = self.policy_head(hidden)
+        if plays is not None:
+            logits = logits + plays
         if self.tile_scores is not None:
             logits = logits + self.tile_scores(hidden)
         if self.afterstate is not None:
@@ -140,33 +160,38 @@ class PolicyNetwork(nn.Module):
 
     def logits(self, observations: torch.Tensor) -> torch.Tensor:
         """The policy's logits: what plays, from the observation alone."""
-        return self._logits(self.trunk(observations), observations)
+        hidden, plays = self._encode(observations)
+        return self._logits(hidden, observations, plays)
 
     def forward(
         self, observations: torch.Tensor, privileged: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Logits and values; ``privileged`` (``[N, critic_inputs]``) is required by a
         privileged critic and ignored otherwise."""
-        hidden = self.trunk(observations)
+        hidden, plays = self._encode(observations)
         if self.critic is None:
-            return self._logits(hidden, observations), self.value_head(hidden).squeeze(-1)
+            return self._logits(hidden, observations, plays), self.value_head(hidden).squeeze(-1)
         if privileged is None or privileged.shape[-1] != self.critic_inputs:
             raise ValueError(
                 f"this network's critic reads {self.critic_inputs} privileged inputs besides the observation"
             )
         value = self.value_head(self.critic(torch.cat([observations, privileged], -1)))
-        return self._logits(hidden, observations), value.squeeze(-1)
+        return self._logits(hidden, observations, plays), value.squeeze(-1)
 
 
 def network_for(
-    game: Game, hidden_sizes: list[int], critic_inputs: int = 0, action_head: str = "flat"
+    game: Game, hidden_sizes: list[int], critic_inputs: int = 0, action_head: str = "flat", trunk: str = "mlp"
 ) -> PolicyNetwork:
     """A network shaped for ``game``: its observation and actions, and with
     ``action_head="tiles"`` its tiles' scores (:class:`TileScores`), with ``"afterstate"`` the
-    scores of what each play leaves (:func:`afterstate_scores`)."""
+    scores of what each play leaves (:func:`afterstate_scores`); with ``trunk="attention"`` a
+    token per tile read by attention (:mod:`agents.tile_attention`)."""
     tiles = game.action_tiles if action_head == "tiles" else None
     afterstate = game if action_head == "afterstate" else None
-    return PolicyNetwork(game.observation_size, game.num_actions, hidden_sizes, critic_inputs, tiles, afterstate)
+    attention = game if trunk == "attention" else None
+    return PolicyNetwork(
+        game.observation_size, game.num_actions, hidden_sizes, critic_inputs, tiles, afterstate, attention
+    )
 
 
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

@@ -32,7 +32,8 @@ import numpy as np
 import torch
 from safetensors.torch import load_file, safe_open, save_file
 
-from agents.network import ACTION_HEADS, MAX_HIDDEN_LAYERS, MAX_HIDDEN_SIZE, PolicyNetwork, network_for
+from agents.network import ACTION_HEADS, MAX_HIDDEN_LAYERS, MAX_HIDDEN_SIZE, TRUNKS, PolicyNetwork, network_for
+from agents.tile_attention import attention_sizes_problem
 from agents.weights_file import expected_tensors, hidden_sizes_problem, one_line, read_checked_weights
 from domino_env import make_game
 from domino_env.game import Game
@@ -71,6 +72,7 @@ def save_model(folder: Path, network: PolicyNetwork, game: Game) -> None:
         "hidden_sizes": json.dumps(network.hidden_sizes),
         "critic_inputs": str(network.critic_inputs),
         "action_head": network.action_head,
+        "trunk": network.trunk_kind,
     }
     save_file(
         {k: v.detach().cpu().contiguous() for k, v in network.state_dict().items()}, folder / MODEL_FILE, metadata
@@ -117,9 +119,9 @@ def read_metadata(path: str | Path) -> dict[str, str]:
         raise CheckpointError(f"{path} is not a readable safetensors checkpoint: {one_line(error)}") from None
 
 
-def _network_options(path: str | Path, metadata: dict[str, str], game: Game) -> tuple[list[int], int, str]:
-    """The hidden sizes, critic inputs and action head a checkpoint's metadata records, each
-    checked for type and range before anything is built from it."""
+def _network_options(path: str | Path, metadata: dict[str, str], game: Game) -> tuple[list[int], int, str, str]:
+    """The hidden sizes, critic inputs, action head and trunk a checkpoint's metadata records,
+    each checked for type and range before anything is built from it."""
     try:
         hidden = json.loads(metadata["hidden_sizes"])
     except (KeyError, ValueError, RecursionError):
@@ -137,7 +139,13 @@ def _network_options(path: str | Path, metadata: dict[str, str], game: Game) -> 
     action_head = metadata.get("action_head", "flat")  # older checkpoints: one logit per action
     if action_head not in ACTION_HEADS:
         raise CheckpointError(f"checkpoint {path} records an unknown action_head={_clip(action_head)}")
-    return hidden, int(critic_inputs), action_head
+    trunk = metadata.get("trunk", "mlp")  # older checkpoints: dense layers
+    if trunk not in TRUNKS:
+        raise CheckpointError(f"checkpoint {path} records an unknown trunk={_clip(trunk)}")
+    problem = attention_sizes_problem(hidden) if trunk == "attention" else None
+    if problem:
+        raise CheckpointError(f"checkpoint {path} records hidden_sizes={hidden} for its attention trunk: {problem}")
+    return hidden, int(critic_inputs), action_head, trunk
 
 
 def _clip(text: str, limit: int = 60) -> str:
@@ -182,11 +190,11 @@ def load_network(path: str | Path, game: Game) -> PolicyNetwork:
                 f"checkpoint {path} was trained for {key}={_clip(str(metadata.get(key)))}, "
                 f"but this game has {key}={expected[key]!r}"
             )
-    hidden, critic_inputs, action_head = _network_options(path, metadata, game)
+    shape = _network_options(path, metadata, game)
     with torch.device("meta"):  # shapes only, no storage
-        expected = expected_tensors(network_for(game, hidden, critic_inputs, action_head))
+        expected = expected_tensors(network_for(game, *shape))
     weights = read_checked_weights(model_path(path), expected, CheckpointError, f"checkpoint {path}")
-    network = network_for(game, hidden, critic_inputs, action_head)
+    network = network_for(game, *shape)
     try:
         network.load_state_dict(weights)
     except RuntimeError as error:
@@ -195,7 +203,12 @@ def load_network(path: str | Path, game: Game) -> PolicyNetwork:
 
 
 def initial_weights(
-    path: str | Path, game: Game, hidden_sizes: list[int], critic_inputs: int = 0, action_head: str = "flat"
+    path: str | Path,
+    game: Game,
+    hidden_sizes: list[int],
+    critic_inputs: int = 0,
+    action_head: str = "flat",
+    trunk: str = "mlp",
 ) -> dict[str, torch.Tensor]:
     """The weights a new run starts from (``run.init_from``: a checkpoint, run folder or shipped
     agent's name), refusing a checkpoint of another game or another network shape."""
@@ -218,6 +231,9 @@ def initial_weights(
         raise CheckpointError(
             f"run.init_from: {path} holds a network with a {head!r} action head: set network.action_head={head}"
         )
+    if network.trunk_kind != trunk:
+        kind = network.trunk_kind
+        raise CheckpointError(f"run.init_from: {path} holds a network with an {kind} trunk: set network.trunk={kind}")
     return network.state_dict()
 
 

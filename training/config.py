@@ -19,8 +19,9 @@ from typing import Any
 
 import yaml
 
-from agents.network import ACTION_HEADS, MAX_HIDDEN_LAYERS, MAX_HIDDEN_SIZE
+from agents.network import ACTION_HEADS, MAX_HIDDEN_LAYERS, MAX_HIDDEN_SIZE, TRUNKS
 from agents.policy_search import MAX_SIMULATIONS
+from agents.tile_attention import attention_sizes_problem
 from domino_env import make_game
 
 
@@ -88,6 +89,9 @@ class NetworkConfig:
     # "flat": one logit per action from the trunk. "tiles": plus scores shared across tiles
     # (training/network.py, TileScores).
     action_head: str = "flat"
+    # "mlp": dense layers of hidden_sizes. "attention": a token per tile and attention across
+    # them (agents/tile_attention.py), one layer per entry of hidden_sizes, all of one width.
+    trunk: str = "mlp"
 
 
 @dataclass
@@ -408,6 +412,11 @@ def _validate(config: TrainConfig) -> None:
         raise ConfigError(
             f"network.hidden_sizes must be 1 to {MAX_HIDDEN_LAYERS} sizes from 1 to {MAX_HIDDEN_SIZE}, got {hidden}"
         )
+    if config.network.trunk not in TRUNKS:
+        raise ConfigError(f"network.trunk must be one of {', '.join(TRUNKS)}, got {config.network.trunk!r}")
+    problem = attention_sizes_problem(hidden) if config.network.trunk == "attention" else None
+    if problem:
+        raise ConfigError(f"network.hidden_sizes={hidden}: {problem}")
     if config.network.critic not in CRITICS:
         raise ConfigError(f"network.critic must be one of {', '.join(CRITICS)}, got {config.network.critic!r}")
     if config.distill.labels not in DISTILL_LABELS:

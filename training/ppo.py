@@ -248,11 +248,12 @@ def update_count(config: TrainConfig) -> int:
     return max(1, config.ppo.total_env_steps // (config.ppo.num_envs * config.ppo.rollout_steps))
 
 
-def network_shape(config: TrainConfig, game: Game) -> tuple[Game, list[int], int, str]:
+def network_shape(config: TrainConfig, game: Game) -> tuple[Game, list[int], int, str, str]:
     """The arguments of ``network_for``: the learner, its pool snapshots and ``run.init_from``'s
     weights all need the same shape."""
     critic_inputs = critic_input_size(game) if config.network.critic == "privileged" else 0
-    return game, config.network.hidden_sizes, critic_inputs, config.network.action_head
+    network = config.network
+    return game, network.hidden_sizes, critic_inputs, network.action_head, network.trunk
 
 
 def start_run(config: TrainConfig, run_dir: Path) -> TrainingRun:
