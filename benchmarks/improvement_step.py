@@ -5,6 +5,7 @@ policy as it was.
     .venv/bin/python -m benchmarks.improvement_step draw_2p [--positions 2000000] [--chunk 1000000]
         [--temperature 0.05] [--epochs 2] [--iterate] [--opponent heuristic] [--games 2000]
         [--against pimc ismcts] [--heuristic-games 16000] [--save DIR]
+        [--student attention 64 64 [--student-head flat]] [--anneal]
 
 The policy (a shipped one or a checkpoint) reaches ``--positions`` unforced positions playing
 every seat, ``--chunk`` at a time; every legal move of each is played out once from the real
@@ -14,7 +15,10 @@ given, frozen (one improvement step over it, its values averaged over every chun
 ``--iterate`` the fitted policy as it stands after each chunk (approximate policy iteration).
 With ``--opponent heuristic`` the positions are the policy's turns in games against a table of
 heuristics and the heuristic plays the other seats of every rollout, so the values are those of
-playing against its table. The fitted policy then plays its most likely
+playing against its table. With ``--student TRUNK SIZE...``, a new network of that trunk and
+those sizes is fitted from scratch instead, to one step over the policy: the policy, frozen,
+reaches the positions and anchors the targets. ``--anneal`` takes each chunk's learning rate down
+to zero over its passes. The fitted policy then plays its most likely
 moves against tables of the heuristic and of PIMC and ISMCTS at the strength ladder's budgets,
 on the evaluation deals (seed 12345; the positions come from other seeds), seats rotated.
 Prints a Markdown table: win rates with 95% Wilson intervals, the fit's loss and the seconds it
@@ -37,11 +41,15 @@ from pathlib import Path
 import numba
 import torch
 
+from agents.network import ACTION_HEADS, MAX_HIDDEN_LAYERS, MAX_HIDDEN_SIZE, TRUNKS, PolicyNetwork, network_for
 from agents.policy import PolicyAgent
 from agents.registry import check_labeller, make_agent
+from agents.tile_attention import attention_sizes_problem
 from agents.tournament import against_table
+from agents.weights_file import hidden_sizes_problem
 from arena.ship import EVALUATION_SEED, ladder_search_agent
 from benchmarks import policy_or_exit, positive_float, positive_int
+from domino_env.game import Game
 from training import checkpoint as ckpt
 from training.config import ImprovementConfig
 from training.improvement import improvement_chunks
@@ -61,6 +69,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--labeller", help="a search agent (pimc:simulations=64) valuing the moves instead")
     parser.add_argument("--epochs", type=positive_int, default=DEFAULTS.epochs, help="passes over each chunk")
     parser.add_argument("--learning-rate", type=positive_float, default=DEFAULTS.learning_rate)
+    parser.add_argument("--anneal", action="store_true", help="the rate falls to zero over each chunk's passes")
+    parser.add_argument("--student", nargs="+", metavar="TRUNK SIZE",
+                        help="fit a new network (attention 64 64) to one step over the policy")  # fmt: skip
+    parser.add_argument("--student-head", choices=ACTION_HEADS, default="flat", help="the new network's action head")
     parser.add_argument("--minibatch-size", type=positive_int, default=DEFAULTS.minibatch_size)
     parser.add_argument("--games", type=int, default=2000, help="games against each search agent (0: none)")
     parser.add_argument("--against", nargs="+", default=["pimc", "ismcts"], choices=["pimc", "ismcts"])
@@ -80,19 +92,23 @@ def main(argv: list[str] | None = None) -> None:
                     check_labeller(agent, spec)
         except ValueError as error:
             raise SystemExit(f"error: {flag}: {error}") from None
-    network = copy.deepcopy(start)
+    network, player = copy.deepcopy(start), None
+    if args.student:
+        network, player = student_network(args.student, args.student_head, game, args.iterate), start
     settings = ImprovementConfig(
         positions=args.positions, chunk=args.chunk, opponent=args.opponent or "", labeller=args.labeller or "",
         temperature=args.temperature, anchored=not args.unanchored,
-        epochs=args.epochs, learning_rate=args.learning_rate, minibatch_size=args.minibatch_size,
+        epochs=args.epochs, learning_rate=args.learning_rate, anneal=args.anneal, minibatch_size=args.minibatch_size,
     )  # fmt: skip
     columns = [] if not args.heuristic_games else ["heuristic"]
     columns += args.against if args.games else []
     names = [name if name == "heuristic" else ladder_search_agent(name, game).name for name in columns]
+    student = " ".join(args.student or [])
     print(f"{args.policy}: {args.positions:,} positions, {args.chunk:,} a chunk, T={args.temperature:g}, "
           f"{'iterated' if args.iterate else 'one step over the policy'}{', unanchored' if args.unanchored else ''}"
           f"{f', rollouts against {args.opponent}' if args.opponent else ''}"
-          f"{f', moves valued by {args.labeller}' if args.labeller else ''}")  # fmt: skip
+          f"{f', moves valued by {args.labeller}' if args.labeller else ''}"
+          f"{f', fitting a new {student} {args.student_head} network' if args.student else ''}")  # fmt: skip
     print("| policy | " + " | ".join(f"vs {name} | 95%" for name in names) + " | loss | seconds |")
     print("|---|" + "---|---|" * len(names) + "---|---|")
 
@@ -110,7 +126,10 @@ def main(argv: list[str] | None = None) -> None:
     if not args.skip_start:
         row("as it was", start, "| ")
     started, loss, labelled = time.perf_counter(), math.nan, 0
-    for stats in improvement_chunks(game, network, settings, args.seed, torch.device("cpu"), iterate=args.iterate):
+    chunks = improvement_chunks(
+        game, network, settings, args.seed, torch.device("cpu"), iterate=args.iterate, player=player
+    )
+    for stats in chunks:
         loss, labelled = stats["loss"], int(stats["positions"])
         seconds = time.perf_counter() - started
         print(f"chunk {stats['chunk']:.0f}: {labelled:,} positions, loss {loss:.4f} ({seconds:.0f} s)",
@@ -119,6 +138,22 @@ def main(argv: list[str] | None = None) -> None:
     if args.save:
         ckpt.save_model(Path(args.save), network, game)
     row(f"fitted, {labelled:,} positions", network, f"{loss:.4f} | {seconds:.0f}")
+
+
+def student_network(spec: list[str], head: str, game: Game, iterate: bool) -> PolicyNetwork:
+    """A new network from ``--student TRUNK SIZE...``, its shape checked as a config's is;
+    refused in one line (SystemExit) where it cannot be built."""
+    trunk, sizes = spec[0], spec[1:]
+    if iterate:
+        raise SystemExit("error: --student fits a new network to one step over the policy: leave out --iterate")
+    if trunk not in TRUNKS or not sizes or not all(size.isdigit() for size in sizes):
+        raise SystemExit(f"error: --student takes a trunk ({', '.join(TRUNKS)}) and its sizes, got {' '.join(spec)}")
+    hidden = [int(size) for size in sizes]
+    problem = hidden_sizes_problem(hidden, MAX_HIDDEN_LAYERS, MAX_HIDDEN_SIZE)
+    problem = problem or (attention_sizes_problem(hidden) if trunk == "attention" else None)
+    if problem:
+        raise SystemExit(f"error: --student {' '.join(spec)}: {problem}")
+    return network_for(game, hidden, action_head=head, trunk=trunk)
 
 
 if __name__ == "__main__":

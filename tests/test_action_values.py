@@ -5,6 +5,7 @@ to them."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +18,7 @@ from agents.registry import check_labeller, make_agent
 from benchmarks.improvement_step import main as improvement_main
 from domino_env import make_game
 from domino_env.game import Game
+from training import checkpoint as ckpt
 from training.action_values import (
     ActionValues,
     TableRecorder,
@@ -230,6 +232,28 @@ def test_the_benchmark_refuses_bad_numbers_in_one_line(capsys) -> None:
         assert "must be a positive" in capsys.readouterr().err
     with pytest.raises(SystemExit, match="error: "):
         improvement_main(["no_such_policy", "--positions", "10"])
+    refusals = {
+        ("attention", "64", "32"): "one width for all its layers",
+        ("attention", "64", "64", "--iterate"): "leave out --iterate",
+        ("lstm", "64"): "takes a trunk (mlp, attention) and its sizes",
+        ("attention", "many"): "takes a trunk (mlp, attention) and its sizes",
+        ("mlp", "0"): "sizes from 1 to",
+    }
+    for student, message in refusals.items():
+        with pytest.raises(SystemExit, match=re.escape(message)):
+            improvement_main(["draw_2p", "--positions", "10", "--student", *student])
+
+
+def test_the_benchmark_fits_and_saves_a_new_network_over_the_policy(tmp_path: Path, capsys) -> None:
+    """``--student attention 16 16``: a network of that shape, fitted from scratch over the
+    shipped policy's positions and prior, saved as a checkpoint that loads with its trunk."""
+    improvement_main([
+        "draw_2p", "--positions", "60", "--chunk", "60", "--student", "attention", "16", "16", "--anneal",
+        "--games", "0", "--heuristic-games", "4", "--skip-start", "--save", str(tmp_path / "student"),
+    ])  # fmt: skip
+    assert "fitting a new attention 16 16 flat network" in capsys.readouterr().out
+    network = ckpt.load_network(tmp_path / "student", make_game("draw", num_players=2))
+    assert network.trunk_kind == "attention" and network.hidden_sizes == [16, 16]
 
 
 @pytest.mark.parametrize(("variant", "options"), [("draw", {"num_players": 2}), ("hungarian", {"num_players": 3})])

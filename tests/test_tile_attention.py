@@ -4,6 +4,7 @@ runs like the MLP; a checkpoint's metadata cannot make it build more than it may
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import torch
 from safetensors.torch import save_file
 
 import domino_env
-from agents.network import PolicyNetwork, network_for
+from agents.network import PolicyNetwork, masked_logits, network_for
 from agents.policy import PolicyAgent
 from agents.policy_search import PolicySearchAgent
 from agents.tile_attention import MAX_ATTENTION_WIDTH, NUMBER_BLOCKS, PlayScores
@@ -23,7 +24,10 @@ from domino_env.tiles import TILE_HIGH, TILE_LOW
 from tests.test_policy_search import positions
 from tests.test_training import TINY
 from training import checkpoint as ckpt
-from training.config import ConfigError, load_config
+from training import improvement
+from training.action_values import ActionValues, fit_improvement
+from training.config import ConfigError, ImprovementConfig, load_config
+from training.fitting import fit_minibatches
 from training.ppo import train
 
 VARIANTS = [("draw", {"num_players": 2}), ("hungarian", {"num_players": 3}), ("mexican_train", {"num_players": 4})]
@@ -213,6 +217,46 @@ def test_the_guided_tree_refuses_an_attention_network_and_plain_search_plays_it(
     mask = np.zeros(game.num_actions, np.int8)
     game.legal_mask(state, 0, mask)
     assert mask[PolicySearchAgent(game, network, simulations=4, seed=0).act_state(state, 0)]
+
+
+def test_annealing_takes_the_rate_to_zero_over_the_passes_and_restores_it() -> None:
+    network = torch.nn.Linear(3, 1)
+    optimizer = torch.optim.Adam(network.parameters(), lr=0.01)
+    rates: list[float] = []
+
+    def loss(batch: torch.Tensor) -> tuple[torch.Tensor, dict[str, float]]:
+        rates.append(optimizer.param_groups[0]["lr"])  # the rate of the step before
+        return network(torch.ones(len(batch), 3)).pow(2).mean(), {}
+
+    fit_minibatches(network, optimizer, 40, loss, 2, 10, torch.Generator(), torch.device("cpu"), anneal=True)
+    assert rates == pytest.approx([0.01] + [0.01 * (1 - k / 8) for k in range(7)])
+    assert optimizer.param_groups[0]["lr"] == 0.01
+
+
+def test_a_new_network_is_fitted_to_one_step_over_a_frozen_player(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``player``, that network reaches the positions and anchors the targets (its own
+    log-probabilities), and is left as it was; the network fitted is the new one."""
+    game = make_game("draw", num_players=2)
+    torch.manual_seed(0)
+    player, student = network_for(game, [32]), network_for(game, [16], trunk="attention")
+    kept, started = copy.deepcopy(player.state_dict()), copy.deepcopy(student.state_dict())
+    settings = ImprovementConfig(positions=40, chunk=20, minibatch_size=16)
+    seen: list[ActionValues] = []
+
+    def fit(network, optimizer, data, *args):
+        assert network is student
+        seen.append(data)
+        return fit_improvement(network, optimizer, data, *args)
+
+    monkeypatch.setattr(improvement, "fit_improvement", fit)
+    list(improvement.improvement_chunks(game, student, settings, 3, torch.device("cpu"), player=player))
+    assert len(seen) == 2 and all(torch.equal(kept[k], player.state_dict()[k]) for k in kept)
+    assert not all(torch.equal(started[k], student.state_dict()[k]) for k in started)
+    for data in seen:
+        with torch.no_grad():
+            logits = masked_logits(player.logits(torch.as_tensor(data.obs)), torch.as_tensor(data.mask))
+        prior = np.where(data.mask > 0, torch.log_softmax(logits, -1).numpy(), 0.0)
+        np.testing.assert_allclose(data.prior, prior, rtol=1e-5, atol=1e-5)
 
 
 def test_a_policy_agent_plays_only_legal_moves_with_an_attention_network() -> None:

@@ -225,11 +225,13 @@ def fit_improvement(
     generator: torch.Generator,
     device: torch.device,
     max_grad_norm: float = math.inf,
+    anneal: bool = False,
 ) -> dict[str, float]:
     """``epochs`` passes of the squared error between ``network``'s centred logits and
     ``data.targets(temperature)`` over each row's legal moves (the mean over legal entries).
     Regression, not cross-entropy: the mean of a noisy target is what the logits learn, so one
     rollout a move serves, where a softmax of noisy values would be learned as a flatter policy.
+    ``anneal`` takes the learning rate down to zero over the passes (:func:`fit_minibatches`).
     Returns the last pass's mean loss."""
     obs, mask = torch.as_tensor(data.obs, device=device), torch.as_tensor(data.mask, device=device)
     targets = torch.as_tensor(data.targets(temperature), device=device)
@@ -243,5 +245,6 @@ def fit_improvement(
         return value, {"loss": value.item() * len(batch)}
 
     return fit_minibatches(
-        network, optimizer, len(data), loss, epochs, minibatch_size, generator, device, max_grad_norm=max_grad_norm
-    )
+        network, optimizer, len(data), loss, epochs, minibatch_size, generator, device,
+        max_grad_norm=max_grad_norm, anneal=anneal,
+    )  # fmt: skip

@@ -162,6 +162,7 @@ class ImprovementConfig:
     anchored: bool = True  # false: to values / temperature alone, the labels' preference replacing the policy's
     epochs: int = 2  # passes over each chunk
     learning_rate: float = 3e-4
+    anneal: bool = False  # the rate falls to zero over each chunk's passes
     minibatch_size: int = 1024
 
 

@@ -31,13 +31,19 @@ def fit_minibatches(
     device: torch.device,
     deadline: float = math.inf,
     max_grad_norm: float = math.inf,
+    anneal: bool = False,
 ) -> dict[str, float]:
     """``epochs`` passes over ``rows`` rows in shuffled minibatches of ``minibatch_size``, each an
     optimizer step on ``loss`` with gradients clipped to ``max_grad_norm``; stops after the
-    minibatch in which ``time.perf_counter()`` passes ``deadline``. Returns the last pass's
-    statistics per row fitted (over the minibatches it fitted, when the deadline cut it short)."""
+    minibatch in which ``time.perf_counter()`` passes ``deadline``. With ``anneal``, the learning
+    rate falls linearly from the optimizer's to zero over the call's steps (and is left as it
+    was after): a fit from scratch then settles instead of ending on its largest steps. Returns
+    the last pass's statistics per row fitted (over the minibatches it fitted, when the deadline
+    cut it short)."""
     network.train()
     stats: dict[str, float] = {}
+    rates = [group["lr"] for group in optimizer.param_groups]
+    steps, step = epochs * math.ceil(rows / minibatch_size), 0
     for _ in range(epochs):
         totals: dict[str, float] = {}
         fitted = 0
@@ -47,6 +53,10 @@ def fit_minibatches(
             value.backward()
             if math.isfinite(max_grad_norm):
                 nn.utils.clip_grad_norm_(network.parameters(), max_grad_norm)
+            if anneal:
+                for group, rate in zip(optimizer.param_groups, rates, strict=True):
+                    group["lr"] = rate * (1.0 - step / steps)
+                step += 1
             optimizer.step()
             for key, total in sums.items():
                 totals[key] = totals.get(key, 0.0) + total
@@ -56,5 +66,7 @@ def fit_minibatches(
         stats = {key: total / fitted for key, total in totals.items()}
         if time.perf_counter() >= deadline:
             break
+    for group, rate in zip(optimizer.param_groups, rates, strict=True):
+        group["lr"] = rate
     network.eval()
     return stats

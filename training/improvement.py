@@ -58,17 +58,22 @@ def improvement_chunks(
     device: torch.device,
     iterate: bool = True,
     max_grad_norm: float = 0.5,
+    player: PolicyNetwork | None = None,
 ) -> Iterator[dict[str, float]]:
     """Fit ``network`` in place, chunk by chunk, as ``settings`` says; after each chunk, yields
     its figures (``positions`` so far, the fit's ``loss``). The labelling policy is ``network``
     as fitted so far, or with ``iterate`` False the policy as it was at the start (one step
-    over it, its values averaged over every chunk)."""
+    over it, its values averaged over every chunk). A ``player`` given is the labelling policy
+    instead, frozen: it reaches the positions and its log-probabilities anchor the targets, so
+    a network of another shape (``network.trunk: attention``) can be fitted from scratch to one
+    step over a trained policy."""
     opponent = make_agent(settings.opponent, game, seed=seed) if settings.opponent else None
     labeller = None
     if settings.labeller:
         labeller = check_labeller(make_agent(settings.labeller, game, seed=seed + 1), settings.labeller)
     optimizer = torch.optim.Adam(network.parameters(), lr=settings.learning_rate, eps=1e-5)
-    start = None if iterate else copy.deepcopy(network).eval()
+    frozen = player if player is not None else None if iterate else network
+    start = None if frozen is None else copy.deepcopy(frozen).eval()
     labelled = 0
     for chunk in range(chunk_count(settings)):
         size = min(settings.chunk, settings.positions - chunk * settings.chunk)
@@ -80,7 +85,7 @@ def improvement_chunks(
             data.prior[:] = 0.0
         stats = fit_improvement(
             network, optimizer, data, settings.temperature, settings.epochs, settings.minibatch_size,
-            torch.Generator().manual_seed(seed_k), device, max_grad_norm,
+            torch.Generator().manual_seed(seed_k), device, max_grad_norm, settings.anneal,
         )  # fmt: skip
         network.eval()
         labelled += len(data)
