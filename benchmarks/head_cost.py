@@ -3,10 +3,13 @@ and value loss, backward, an Adam step) and one forward pass without gradients (
 asks) of the policy-and-value network, over positions that a shipped policy reaches.
 
     python -m benchmarks.head_cost draw_4p_partners [--positions 2048] [--repeats 20] [--sizes 256,256]
+        [--attention 64,64]
 
 Every head (:data:`agents.network.ACTION_HEADS`) is built at ``--sizes`` and timed on one thread,
 the heads alternated within each repeat so that they share the machine's state; the table gives
-each head's median milliseconds and its ratio to the flat head's.
+each head's median milliseconds and its ratio to the flat head's. ``--attention`` adds the
+attention trunk (:mod:`agents.tile_attention`) at those widths with the flat head, timed the same
+way beside them.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import numpy as np
 import torch
 
 from agents.network import ACTION_HEADS, legal_entropy, masked_distribution, network_for
+from agents.tile_attention import attention_sizes_problem
 from benchmarks import policy_or_exit, positive_int
 from benchmarks.value_fit import positions_of, sizes
 
@@ -55,6 +59,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--positions", type=positive_int, default=2048, help="positions in a batch (default 2048)")
     parser.add_argument("--repeats", type=positive_int, default=20, help="timed passes per head (default 20)")
     parser.add_argument("--sizes", type=sizes, default=[256, 256], help="hidden layer widths (default 256,256)")
+    parser.add_argument("--attention", type=sizes, help="also time an attention trunk of these widths (64,64)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     _, game, policy = policy_or_exit(args.policy)
@@ -64,8 +69,15 @@ def main(argv: list[str] | None = None) -> None:
     obs, mask = torch.as_tensor(obs[: args.positions]), torch.as_tensor(mask[: args.positions])
     actions = torch.multinomial(mask.float(), 1).squeeze(1)
     batch = (obs, mask, actions, torch.rand(len(obs)))
-    heads = list(ACTION_HEADS)
-    networks = {head: network_for(game, args.sizes, action_head=head) for head in heads}
+    networks = {head: network_for(game, args.sizes, action_head=head) for head in ACTION_HEADS}
+    if args.attention:
+        problem = attention_sizes_problem(args.attention)
+        if problem:
+            raise SystemExit(f"error: --attention {args.attention}: {problem}")
+        networks[f"attention {','.join(map(str, args.attention))}, flat"] = network_for(
+            game, args.attention, trunk="attention"
+        )
+    heads = list(networks)
     optimizers = {head: torch.optim.Adam(net.parameters(), lr=1e-4) for head, net in networks.items()}
     updates: dict[str, list[float]] = {head: [] for head in heads}
     forwards: dict[str, list[float]] = {head: [] for head in heads}

@@ -21,3 +21,11 @@ def test_a_bad_size_is_refused_in_one_line(capsys) -> None:
     with pytest.raises(SystemExit):
         main(["draw_2p", "--sizes", "0"])
     assert "layer widths" in capsys.readouterr().err
+
+
+def test_an_attention_trunk_is_timed_beside_the_heads_and_a_bad_width_refused(capsys) -> None:
+    main(["draw_2p", "--positions", "32", "--repeats", "1", "--sizes", "16", "--attention", "8,8"])
+    rows = [line.strip("| ").split(" | ") for line in capsys.readouterr().out.splitlines() if line.startswith("| ")]
+    assert rows[-1][0] == "attention 8,8, flat" and float(rows[-1][1]) > 0
+    with pytest.raises(SystemExit, match="one width for all its layers"):
+        main(["draw_2p", "--positions", "32", "--attention", "8,16"])
