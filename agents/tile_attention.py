@@ -18,8 +18,7 @@ transformer layers let every token read every other; the whole-observation token
 :class:`PlayScores` scores each play from its tile's token. Only the observation is read, so the
 trunk sees exactly what the player may know.
 
-The trunk is permutation-equivariant over tiles apart from their embeddings, and it is made for
-the small tile counts of dominoes (28 to 91 tokens): its cost grows with their square.
+Attention's cost grows with the square of the tokens: 29 in double-six, 92 in double-twelve.
 """
 
 from __future__ import annotations
@@ -92,7 +91,6 @@ class TileAttention(nn.Module):
         layout = game.observation_layout
         low, high = face_indices(game)
         identity = tile_identity(game.num_tiles)
-        self.num_tiles = game.num_tiles
         # derived from the game, so kept out of checkpoints
         self.register_buffer("hand", torch.arange(layout["hand"].start, layout["hand"].stop), persistent=False)
         self.register_buffer("table", torch.arange(layout["table"].start, layout["table"].stop), persistent=False)
