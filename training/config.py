@@ -87,7 +87,7 @@ class NetworkConfig:
     # also reads the hidden tiles, in training only (training/critic_inputs.py).
     critic: str = "shared"
     # "flat": one logit per action from the trunk. "tiles": plus scores shared across tiles
-    # (training/network.py, TileScores).
+    # (agents/network.py, TileScores). "afterstate": plus scores of what each play leaves.
     action_head: str = "flat"
     # "mlp": dense layers of hidden_sizes. "attention": a token per tile and attention across
     # them (agents/tile_attention.py), one layer per entry of hidden_sizes, all of one width.
