@@ -14,8 +14,9 @@ from torch.distributions import Categorical
 
 from agents.afterstate import AfterstateHead, AfterstateScores
 from agents.run_afterstate import RunAfterstateScores
-from agents.tile_attention import PlayScores, TileAttention, tile_identity
+from agents.tile_attention import PlayScores, TileAttention, attention_sizes_problem, tile_identity
 from agents.train_afterstate import TrainAfterstateScores
+from agents.weights_file import hidden_sizes_problem
 from domino_env.game import Game, action_targets
 from domino_env.games import hungarian_rules, mexican_train_rules
 
@@ -30,6 +31,16 @@ ACTION_HEADS = ("flat", "tiles", "afterstate")
 # what reads the observation: a stack of dense layers, or a token per tile and attention across
 # them (agents.tile_attention), whose hidden sizes are one equal width per layer
 TRUNKS = ("mlp", "attention")
+
+
+def network_shape_problem(hidden: object, trunk: str) -> str | None:
+    """Why a ``trunk`` network with ``hidden`` sizes cannot be built, or None when it can: the one
+    check a config, a checkpoint's metadata and a benchmark's arguments pass before anything is
+    allocated. ``trunk`` is one of ``TRUNKS``; each caller names an unknown one in its own terms."""
+    problem = hidden_sizes_problem(hidden, MAX_HIDDEN_LAYERS, MAX_HIDDEN_SIZE)
+    if problem is None and trunk == "attention":
+        problem = attention_sizes_problem(hidden)  # a list of ints by now
+    return problem
 
 
 def _layer(inputs: int, outputs: int, gain: float = float(np.sqrt(2))) -> nn.Linear:

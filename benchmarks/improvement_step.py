@@ -41,12 +41,10 @@ from pathlib import Path
 import numba
 import torch
 
-from agents.network import ACTION_HEADS, MAX_HIDDEN_LAYERS, MAX_HIDDEN_SIZE, TRUNKS, PolicyNetwork, network_for
+from agents.network import ACTION_HEADS, TRUNKS, PolicyNetwork, network_for, network_shape_problem
 from agents.policy import PolicyAgent
 from agents.registry import check_labeller, make_agent
-from agents.tile_attention import attention_sizes_problem
 from agents.tournament import against_table
-from agents.weights_file import hidden_sizes_problem
 from arena.ship import EVALUATION_SEED, ladder_search_agent
 from benchmarks import policy_or_exit, positive_float, positive_int
 from domino_env.game import Game
@@ -149,8 +147,7 @@ def student_network(spec: list[str], head: str, game: Game, iterate: bool) -> Po
     if trunk not in TRUNKS or not sizes or not all(size.isdigit() for size in sizes):
         raise SystemExit(f"error: --student takes a trunk ({', '.join(TRUNKS)}) and its sizes, got {' '.join(spec)}")
     hidden = [int(size) for size in sizes]
-    problem = hidden_sizes_problem(hidden, MAX_HIDDEN_LAYERS, MAX_HIDDEN_SIZE)
-    problem = problem or (attention_sizes_problem(hidden) if trunk == "attention" else None)
+    problem = network_shape_problem(hidden, trunk)
     if problem:
         raise SystemExit(f"error: --student {' '.join(spec)}: {problem}")
     return network_for(game, hidden, action_head=head, trunk=trunk)

@@ -224,7 +224,8 @@ def test_config_ranges_name_key_value_and_range() -> None:
         build_config({}, ["ppo.gae_lambda=1.5"])
     with pytest.raises(ConfigError, match=r"^run\.time_limit_minutes must be a finite number, got inf"):
         build_config({}, ["run.time_limit_minutes=.inf"])
-    with pytest.raises(ConfigError, match=r"^network\.hidden_sizes must be 1 to 8 sizes from 1 to 65536"):
+    too_wide = r"^network\.hidden_sizes=\[70000\]: expected a list of 1 to 8 sizes from 1 to 65536$"
+    with pytest.raises(ConfigError, match=too_wide):
         build_config({}, ["network.hidden_sizes=[70000]"])
 
 

@@ -32,9 +32,8 @@ import numpy as np
 import torch
 from safetensors.torch import load_file, safe_open, save_file
 
-from agents.network import ACTION_HEADS, MAX_HIDDEN_LAYERS, MAX_HIDDEN_SIZE, TRUNKS, PolicyNetwork, network_for
-from agents.tile_attention import attention_sizes_problem
-from agents.weights_file import expected_tensors, hidden_sizes_problem, one_line, read_checked_weights
+from agents.network import ACTION_HEADS, TRUNKS, PolicyNetwork, network_for, network_shape_problem
+from agents.weights_file import expected_tensors, one_line, read_checked_weights
 from domino_env import make_game
 from domino_env.game import Game
 from training.config import ConfigError, TrainConfig, load_config, resume_changes
@@ -126,9 +125,6 @@ def _network_options(path: str | Path, metadata: dict[str, str], game: Game) -> 
         hidden = json.loads(metadata["hidden_sizes"])
     except (KeyError, ValueError, RecursionError):
         raise CheckpointError(f"checkpoint {path} does not record its network's hidden sizes") from None
-    problem = hidden_sizes_problem(hidden, MAX_HIDDEN_LAYERS, MAX_HIDDEN_SIZE)
-    if problem:
-        raise CheckpointError(f"checkpoint {path} records hidden_sizes={_clip(metadata['hidden_sizes'])}: {problem}")
     critic_inputs = metadata.get("critic_inputs", "0")  # older checkpoints: a shared critic
     privileged = critic_input_size(game)
     if critic_inputs not in ("0", str(privileged)):
@@ -142,9 +138,11 @@ def _network_options(path: str | Path, metadata: dict[str, str], game: Game) -> 
     trunk = metadata.get("trunk", "mlp")  # older checkpoints: dense layers
     if trunk not in TRUNKS:
         raise CheckpointError(f"checkpoint {path} records an unknown trunk={_clip(trunk)}")
-    problem = attention_sizes_problem(hidden) if trunk == "attention" else None
+    problem = network_shape_problem(hidden, trunk)
     if problem:
-        raise CheckpointError(f"checkpoint {path} records hidden_sizes={hidden} for its attention trunk: {problem}")
+        raise CheckpointError(
+            f"checkpoint {path} records hidden_sizes={_clip(metadata['hidden_sizes'])} for its {trunk} trunk: {problem}"
+        )
     return hidden, int(critic_inputs), action_head, trunk
 
 

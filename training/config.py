@@ -19,9 +19,8 @@ from typing import Any
 
 import yaml
 
-from agents.network import ACTION_HEADS, MAX_HIDDEN_LAYERS, MAX_HIDDEN_SIZE, TRUNKS
+from agents.network import ACTION_HEADS, TRUNKS, network_shape_problem
 from agents.policy_search import MAX_SIMULATIONS
-from agents.tile_attention import attention_sizes_problem
 from domino_env import make_game
 
 
@@ -408,16 +407,11 @@ def _validate(config: TrainConfig) -> None:
     if shares > 1.0 + 1e-9:
         raise ConfigError(f"pool.self_play_share and pool.baseline_share must sum to at most 1, got {shares:g}")
 
-    hidden = config.network.hidden_sizes
-    if not 1 <= len(hidden) <= MAX_HIDDEN_LAYERS or not all(1 <= size <= MAX_HIDDEN_SIZE for size in hidden):
-        raise ConfigError(
-            f"network.hidden_sizes must be 1 to {MAX_HIDDEN_LAYERS} sizes from 1 to {MAX_HIDDEN_SIZE}, got {hidden}"
-        )
     if config.network.trunk not in TRUNKS:
         raise ConfigError(f"network.trunk must be one of {', '.join(TRUNKS)}, got {config.network.trunk!r}")
-    problem = attention_sizes_problem(hidden) if config.network.trunk == "attention" else None
+    problem = network_shape_problem(config.network.hidden_sizes, config.network.trunk)
     if problem:
-        raise ConfigError(f"network.hidden_sizes={hidden}: {problem}")
+        raise ConfigError(f"network.hidden_sizes={config.network.hidden_sizes}: {problem}")
     if config.network.critic not in CRITICS:
         raise ConfigError(f"network.critic must be one of {', '.join(CRITICS)}, got {config.network.critic!r}")
     if config.distill.labels not in DISTILL_LABELS:
