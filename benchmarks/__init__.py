@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # the package itself imports nothing: the speed benchmark runs without torch
     from pathlib import Path
 
+    from agents.base import Agent
     from agents.network import PolicyNetwork
     from domino_env.game import Game
 
@@ -35,6 +36,35 @@ def positive_int(text: str) -> int:
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"must be a positive whole number, not {text!r}")
     return int(text)
+
+
+def nonnegative_int(text: str) -> int:
+    """An argparse type: a whole number from 0 (a seed, or a count where 0 means none)."""
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"must be a whole number from 0, not {text!r}")
+    return int(text)
+
+
+def game_or_exit(variant: str, **options: object) -> Game:
+    """``make_game`` for a script's command line: an unknown variant or an option out of range
+    ends the script with the game's own one-line error."""
+    from domino_env.variants import make_game
+
+    try:
+        return make_game(variant, **options)
+    except ValueError as error:
+        raise SystemExit(f"error: {error}") from None
+
+
+def agent_or_exit(name: str, game: Game, seed: int | None = None) -> Agent:
+    """``agents.make_agent`` for a script's command line: an unknown agent or a bad option ends
+    the script with the registry's one-line error, before anything is measured."""
+    from agents import make_agent
+
+    try:
+        return make_agent(name, game, seed=seed)
+    except ValueError as error:
+        raise SystemExit(f"error: {error}") from None
 
 
 def policy_or_exit(name_or_path: str) -> tuple[Path, Game, PolicyNetwork]:

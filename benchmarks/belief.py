@@ -24,6 +24,7 @@ import time
 import torch
 
 from agents.belief import SHIPPED, BeliefError, BeliefModel, load_belief, save_belief
+from benchmarks import nonnegative_int, positive_int
 from domino_env.variants import make_game
 from training.belief import evaluate, fit, record_positions, scores, slot_weighted
 
@@ -61,10 +62,10 @@ def train(name: str, positions: int, seed: int = TRAIN_SEED, log=print) -> tuple
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--variants", nargs="+", default=list(CONFIGS), choices=list(CONFIGS), metavar="CONFIG")
-    parser.add_argument("--positions", type=int, default=300_000, help="training positions per variant")
-    parser.add_argument("--eval-positions", type=int, default=2000)
-    parser.add_argument("--eval-seed", type=int, default=10_007)
-    parser.add_argument("--samples", type=int, default=256, help="determinize draws per position for uniform")
+    parser.add_argument("--positions", type=positive_int, default=300_000, help="training positions per variant")
+    parser.add_argument("--eval-positions", type=positive_int, default=2000)
+    parser.add_argument("--eval-seed", type=nonnegative_int, default=10_007)
+    parser.add_argument("--samples", type=positive_int, default=256, help="determinize draws per position for uniform")
     parser.add_argument("--retrain", action="store_true", help="train even where a shipped model exists")
     parser.add_argument("--save", action="store_true", help="ship what is trained under agents/beliefs/")
     args = parser.parse_args(argv)

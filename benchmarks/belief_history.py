@@ -22,6 +22,7 @@ import numpy as np
 import torch
 
 from agents.belief import BeliefNetwork, prior_logits
+from benchmarks import nonnegative_int, positive_int
 from benchmarks.belief import CONFIGS, EPOCHS, HIDDEN_SIZES, TRAIN_SEED
 from domino_env.variants import make_game
 from training.belief import PlayHistory, Positions, fit, record_positions, scores
@@ -56,9 +57,9 @@ def measure(name: str, positions: int, eval_positions: int, eval_seed: int) -> d
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--variants", nargs="+", default=list(CONFIGS), choices=list(CONFIGS), metavar="CONFIG")
-    parser.add_argument("--positions", type=int, default=300_000, help="training positions per config")
-    parser.add_argument("--eval-positions", type=int, default=2000)
-    parser.add_argument("--eval-seed", type=int, default=10_007)
+    parser.add_argument("--positions", type=positive_int, default=300_000, help="training positions per config")
+    parser.add_argument("--eval-positions", type=positive_int, default=2000)
+    parser.add_argument("--eval-seed", type=nonnegative_int, default=10_007)
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     print("| config | trained on | held-out tiles | log-loss: observation | with who | change | with passed | change | "

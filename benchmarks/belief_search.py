@@ -20,6 +20,7 @@ import torch
 
 from agents import make_agent
 from agents.tournament import rotated_match
+from benchmarks import nonnegative_int, positive_int
 from benchmarks.belief import CONFIGS
 from domino_env.variants import make_game
 
@@ -28,9 +29,9 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--configs", nargs="+", default=["draw_2p"], choices=list(CONFIGS))
     parser.add_argument("--agents", nargs="+", default=["pimc", "ismcts"], choices=["pimc", "ismcts"])
-    parser.add_argument("--simulations", type=int, default=200)
-    parser.add_argument("--games", type=int, default=300)
-    parser.add_argument("--seed", type=int, default=20_011)
+    parser.add_argument("--simulations", type=positive_int, default=200)
+    parser.add_argument("--games", type=positive_int, default=300)
+    parser.add_argument("--seed", type=nonnegative_int, default=20_011)
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     lines = [

@@ -31,7 +31,7 @@ import numba
 import torch
 
 from arena.ship import EVALUATION_SEED
-from benchmarks import policy_or_exit
+from benchmarks import nonnegative_int, policy_or_exit, positive_float, positive_int
 from training import checkpoint as ckpt
 from training.config import DISTILL_TARGETS, DistillConfig
 from training.distill import fit_targets, label_positions, round_seed, search_strength
@@ -44,16 +44,20 @@ def cells(records: dict) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("policy", help="a shipped policy (block_2p) or a checkpoint")
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--positions", type=int, default=2000)
-    parser.add_argument("--simulations", type=int, default=64, help="policy+search rollouts per labelled position")
-    parser.add_argument("--temperature", type=float, default=0.1)
+    parser.add_argument("--rounds", type=positive_int, default=3)
+    parser.add_argument("--positions", type=positive_int, default=2000)
+    parser.add_argument(
+        "--simulations", type=positive_int, default=64, help="policy+search rollouts per labelled position"
+    )
+    parser.add_argument("--temperature", type=positive_float, default=0.1)
     parser.add_argument("--target", choices=DISTILL_TARGETS, default="values", help="see DistillConfig.target")
-    parser.add_argument("--epochs", type=int, default=2)
-    parser.add_argument("--learning-rate", type=float, default=3e-4)
-    parser.add_argument("--games", type=int, default=200)
-    parser.add_argument("--search-simulations", type=int, default=50, help="the PIMC and ISMCTS opponents' budget")
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--epochs", type=positive_int, default=2)
+    parser.add_argument("--learning-rate", type=positive_float, default=3e-4)
+    parser.add_argument("--games", type=positive_int, default=200)
+    parser.add_argument(
+        "--search-simulations", type=positive_int, default=50, help="the PIMC and ISMCTS opponents' budget"
+    )
+    parser.add_argument("--seed", type=nonnegative_int, default=1)
     parser.add_argument("--skip-shipped", action="store_true", help="leave out round 0, the policy as it is")
     parser.add_argument("--save", metavar="DIR", help="write each round's weights to DIR/round_N (a checkpoint)")
     args = parser.parse_args(argv)

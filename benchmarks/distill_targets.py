@@ -33,7 +33,7 @@ import torch
 from agents.policy import PolicyAgent
 from agents.tournament import against_table
 from arena.ship import EVALUATION_SEED, ladder_search_agent
-from benchmarks import policy_or_exit
+from benchmarks import nonnegative_int, policy_or_exit, positive_float, positive_int
 from training.config import DISTILL_TARGETS, DistillConfig
 from training.distill import fit_targets, label_positions
 
@@ -56,14 +56,16 @@ def arm(text: str) -> tuple[str, float]:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("policy", help="a shipped policy (draw_2p) or a checkpoint")
-    parser.add_argument("--positions", type=int, default=10_000)
-    parser.add_argument("--simulations", type=int, default=512, help="policy+search rollouts per labelled position")
+    parser.add_argument("--positions", type=positive_int, default=10_000)
+    parser.add_argument(
+        "--simulations", type=positive_int, default=512, help="policy+search rollouts per labelled position"
+    )
     parser.add_argument("--arms", type=arm, nargs="+", default=[("values", 0.1), ("policy", 0.02)])
     parser.add_argument("--against", nargs="+", default=["pimc", "ismcts"], choices=["pimc", "ismcts"])
-    parser.add_argument("--games", type=int, default=1000)
-    parser.add_argument("--epochs", type=int, default=2)
-    parser.add_argument("--learning-rate", type=float, default=3e-4)
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--games", type=positive_int, default=1000)
+    parser.add_argument("--epochs", type=positive_int, default=2)
+    parser.add_argument("--learning-rate", type=positive_float, default=3e-4)
+    parser.add_argument("--seed", type=nonnegative_int, default=1)
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     numba.set_num_threads(1)  # one heavy job per core

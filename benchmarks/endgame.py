@@ -26,16 +26,16 @@ import torch
 from agents.endgame import check_solvable, new_solver, solved_values
 from agents.policy import PolicyAgent
 from agents.policy_search import PolicySearchAgent
-from benchmarks import policy_or_exit
+from benchmarks import nonnegative_int, policy_or_exit, positive_int
 from training import checkpoint as ckpt
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("policy", nargs="?", default="draw_2p", help="a two-player Draw policy or checkpoint")
-    parser.add_argument("--games", type=int, default=400)
-    parser.add_argument("--simulations", type=int, default=512, help="NAME+search's rollouts per move")
-    parser.add_argument("--seed", type=int, default=1000, help="the first deal's seed")
+    parser.add_argument("--games", type=positive_int, default=400)
+    parser.add_argument("--simulations", type=positive_int, default=512, help="NAME+search's rollouts per move")
+    parser.add_argument("--seed", type=nonnegative_int, default=1000, help="the first deal's seed")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     folder, game, network = policy_or_exit(args.policy)

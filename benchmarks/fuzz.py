@@ -23,6 +23,7 @@ from pathlib import Path
 import yaml
 
 import domino_env
+from benchmarks import nonnegative_int, positive_int
 from tests.invariants import checked_steps_of
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
@@ -74,10 +75,10 @@ def fuzz(name: str, variant: str, options: dict, games: int, batch_size: int, se
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=1_000_000, help="games per configuration (default 10^6)")
-    parser.add_argument("--batch-size", type=int, default=2048, help="games stepped together (default 2048)")
+    parser.add_argument("--games", type=positive_int, default=1_000_000, help="games per configuration (default 10^6)")
+    parser.add_argument("--batch-size", type=positive_int, default=2048, help="games stepped together (default 2048)")
     parser.add_argument("--configs", nargs="*", help="config names (default: every configs/*.yaml)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=nonnegative_int, default=0)
     args = parser.parse_args(argv)
     configs = shipped_configs()
     names = args.configs or list(configs)

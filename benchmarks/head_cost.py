@@ -27,7 +27,7 @@ import torch
 
 from agents.network import ACTION_HEADS, legal_entropy, masked_distribution, network_for
 from agents.tile_attention import attention_sizes_problem
-from benchmarks import policy_or_exit, positive_int
+from benchmarks import nonnegative_int, policy_or_exit, positive_int
 from benchmarks.value_fit import positions_of, sizes
 
 
@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=positive_int, default=20, help="timed passes per head (default 20)")
     parser.add_argument("--sizes", type=sizes, default=[256, 256], help="hidden layer widths (default 256,256)")
     parser.add_argument("--attention", type=sizes, help="also time an attention trunk of these widths (64,64)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=nonnegative_int, default=0)
     args = parser.parse_args(argv)
     _, game, policy = policy_or_exit(args.policy)
     torch.set_num_threads(1)

@@ -6,7 +6,7 @@ fitted decisions reaches 97-99% while the held-out agreement stays far lower, an
 what the student loses in games. This benchmark records ``--decisions`` unforced decisions of
 the teacher playing every seat (the first imitation round of a run), fits each network arm on
 them epoch by epoch with the trainer's own ``fit``, and prints after each epoch the agreement on
-the fitted decisions and on at least 20,000 held-out decisions (whole hands) from other deals,
+the fitted decisions and on at least ``--held-out`` (20,000) decisions of whole hands from other deals,
 with the seconds spent fitting, so arms compare at equal CPU time as well as at equal epochs.
 
 Arms are ``HEAD:SIZES`` (``flat``, ``tiles`` or ``afterstate``, hidden sizes joined by ``x``).
@@ -27,10 +27,9 @@ import time
 
 import torch
 
-from agents import make_agent
-from agents.network import ACTION_HEADS, network_for
+from agents.network import ACTION_HEADS, network_for, network_shape_problem
 from agents.policy import PolicyAgent
-from domino_env import make_game
+from benchmarks import agent_or_exit, game_or_exit, positive_float, positive_int
 from training.config import ImitationConfig
 from training.imitation import fit, record_decisions
 
@@ -39,32 +38,41 @@ FIT_SEED, HELD_OUT_SEED = 11, 12  # different deals
 
 
 def parse_arm(text: str) -> tuple[str, list[int]]:
+    """``HEAD:SIZES`` as (head, hidden sizes); anything else ends the script in one line."""
     head, _, sizes = text.partition(":")
-    if head not in ACTION_HEADS or not sizes:
+    widths = sizes.split("x")
+    if head not in ACTION_HEADS or not all(width.isdigit() for width in widths):
         heads = " or ".join(ACTION_HEADS)
-        raise SystemExit(f"arm {text!r} is not HEAD:SIZES with HEAD {heads}, e.g. tiles:512x256")
-    return head, [int(size) for size in sizes.split("x")]
+        raise SystemExit(f"error: arm {text!r} is not HEAD:SIZES with HEAD {heads}, e.g. tiles:512x256")
+    hidden = [int(width) for width in widths]
+    problem = network_shape_problem(hidden, "mlp")
+    if problem:
+        raise SystemExit(f"error: arm {text!r}: {problem}")
+    return head, hidden
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--variant", default="mexican_train")
-    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--players", type=positive_int, default=4)
     parser.add_argument("--teacher", default="heuristic")
-    parser.add_argument("--decisions", type=int, default=400_000)
-    parser.add_argument("--epochs", type=int, default=6)
-    parser.add_argument("--learning-rate", type=float, default=1e-3)
+    parser.add_argument("--decisions", type=positive_int, default=400_000)
+    parser.add_argument("--held-out", type=positive_int, default=HELD_OUT, help="decisions of whole new hands")
+    parser.add_argument("--epochs", type=positive_int, default=6)
+    parser.add_argument("--learning-rate", type=positive_float, default=1e-3)
     parser.add_argument("--arms", nargs="+", default=["flat:512x256", "tiles:512x256"])
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     arms = [parse_arm(arm) for arm in args.arms]
     torch.set_num_threads(1)
-    game = make_game(args.variant, num_players=args.players)
-    teacher = make_agent(args.teacher, game, seed=1)
+    game = game_or_exit(args.variant, num_players=args.players)
+    teacher = agent_or_exit(args.teacher, game, seed=1)
     started = time.perf_counter()
     fitted, _ = record_decisions(game, teacher, None, args.decisions, num_envs=512, seed=FIT_SEED)
     # whole hands: 20,000 decisions over 256 games are a few hands a game, and cut at the count
     # they would lean towards short ones
-    held_out, _ = record_decisions(game, teacher, None, HELD_OUT, num_envs=256, seed=HELD_OUT_SEED, whole_episodes=True)
+    held_out, _ = record_decisions(
+        game, teacher, None, args.held_out, num_envs=256, seed=HELD_OUT_SEED, whole_episodes=True
+    )
     seconds = time.perf_counter() - started
     print(
         f"{len(fitted):,} decisions recorded, {len(held_out):,} held out, in {seconds:.0f} s "

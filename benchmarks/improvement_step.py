@@ -46,7 +46,7 @@ from agents.policy import PolicyAgent
 from agents.registry import check_labeller, make_agent
 from agents.tournament import against_table
 from arena.ship import EVALUATION_SEED, ladder_search_agent
-from benchmarks import policy_or_exit, positive_float, positive_int
+from benchmarks import nonnegative_int, policy_or_exit, positive_float, positive_int
 from domino_env.game import Game
 from training import checkpoint as ckpt
 from training.config import ImprovementConfig
@@ -72,11 +72,11 @@ def main(argv: list[str] | None = None) -> None:
                         help="fit a new network (attention 64 64) to one step over the policy")  # fmt: skip
     parser.add_argument("--student-head", choices=ACTION_HEADS, default="flat", help="the new network's action head")
     parser.add_argument("--minibatch-size", type=positive_int, default=DEFAULTS.minibatch_size)
-    parser.add_argument("--games", type=int, default=2000, help="games against each search agent (0: none)")
+    parser.add_argument("--games", type=nonnegative_int, default=2000, help="games against each search agent (0: none)")
     parser.add_argument("--against", nargs="+", default=["pimc", "ismcts"], choices=["pimc", "ismcts"])
-    parser.add_argument("--heuristic-games", type=int, default=16_000)
+    parser.add_argument("--heuristic-games", type=nonnegative_int, default=16_000)
     parser.add_argument("--skip-start", action="store_true", help="leave out the policy as it was")
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--seed", type=nonnegative_int, default=1)
     parser.add_argument("--save", metavar="DIR", help="write the fitted policy to DIR (a checkpoint)")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)

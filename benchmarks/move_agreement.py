@@ -33,7 +33,7 @@ import torch
 
 from agents.policy import PolicyAgent
 from arena.cli import UsageError, load_policy
-from benchmarks import policy_or_exit, positive_int
+from benchmarks import nonnegative_int, policy_or_exit, positive_int
 from training.action_values import recorded_states
 
 AGENT_SEED = 1_000  # agent k of --agents is seeded AGENT_SEED + k
@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("policy", help="the policy whose positions are compared (shipped name or checkpoint)")
     parser.add_argument("--agents", nargs="+", required=True, help="agents choosing a move in each position")
     parser.add_argument("--positions", type=positive_int, default=3000, help="unforced positions, at least")
-    parser.add_argument("--seed", type=int, default=99, help="the deals the positions come from")
+    parser.add_argument("--seed", type=nonnegative_int, default=99, help="the deals the positions come from")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     numba.set_num_threads(1)  # one heavy job per core

@@ -28,7 +28,7 @@ from agents.policy import PolicyAgent
 from agents.registry import make_agent
 from arena.evaluation import game_label, run_arena
 from arena.matchup import matchup_table
-from benchmarks import policy_or_exit, positive_int
+from benchmarks import nonnegative_int, policy_or_exit, positive_int
 
 
 class AveragedPolicy(Agent):
@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("members", nargs="+", help="shipped names or checkpoints, two or more")
     parser.add_argument("--against", default="heuristic", help="the agent whose table each plays")
     parser.add_argument("--games", type=positive_int, default=16000)
-    parser.add_argument("--seed", type=int, default=12345, help="the deals (12345: the README's table)")
+    parser.add_argument("--seed", type=nonnegative_int, default=12345, help="the deals (12345: the README's table)")
     args = parser.parse_args(argv)
     if len(args.members) < 2:
         raise SystemExit("error: name two policies or more to average")

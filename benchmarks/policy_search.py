@@ -30,7 +30,7 @@ from agents.policy_search import SUFFIX, PolicySearchAgent
 from arena.evaluation import run_arena
 from arena.matchup import Matchup
 from arena.ship import EVALUATION_SEED, SEARCH_AGENTS, ladder_search_agent
-from benchmarks import policy_or_exit
+from benchmarks import nonnegative_int, policy_or_exit, positive_float, positive_int
 from training import checkpoint as ckpt
 
 
@@ -56,13 +56,19 @@ def measure(
     folder, game, network = policy_or_exit(config)
     config = folder.name if folder.parent == ckpt.PRETRAINED_DIR else config
     agents: list[tuple[Agent, int]] = [(PolicyAgent(network, name=config), 0)] if alone else []
-    for n, margin, horizon, solve, tree in itertools.product(simulations, margins, horizons, solves, trees):
-        settings = {"margin": margin, "horizon": horizon, "solve": solve, "tree": tree}
-        if tree:
-            settings["explore"] = explore
-        named = [f"{key}={value:g}" for key, value in settings.items() if value] + [f"belief={belief}"] * bool(belief)
-        name = config + SUFFIX + (":" + ",".join(named) if named else "")
-        agents.append((PolicySearchAgent(game, network, name, n, seed=3, belief=belief, **settings), n))
+    try:  # every agent is built, and so checked, before the first game
+        for name in against:
+            opponent(name, game)
+        for n, margin, horizon, solve, tree in itertools.product(simulations, margins, horizons, solves, trees):
+            settings = {"margin": margin, "horizon": horizon, "solve": solve, "tree": tree}
+            if tree:
+                settings["explore"] = explore
+            named = [f"{key}={value:g}" for key, value in settings.items() if value]
+            named += [f"belief={belief}"] * bool(belief)
+            name = config + SUFFIX + (":" + ",".join(named) if named else "")
+            agents.append((PolicySearchAgent(game, network, name, n, seed=3, belief=belief, **settings), n))
+    except ValueError as error:
+        raise SystemExit(f"error: {error}") from None
     rows = []
     for agent, budget in agents:
         cells, ms = [], []
@@ -80,29 +86,37 @@ def measure(
     return rows
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("configs", nargs="+", help="shipped agents (training/pretrained/) or checkpoints")
-    parser.add_argument("--simulations", type=int, nargs="+", default=[256, 1024])
+    parser.add_argument("--simulations", type=positive_int, nargs="+", default=[256, 1024])
     parser.add_argument("--against", nargs="+", default=["heuristic", "pimc", "ismcts"])
-    parser.add_argument("--games", type=int, default=400, help="episodes against each search agent")
-    parser.add_argument("--heuristic-games", type=int, default=1000, help="episodes against the heuristic")
+    parser.add_argument("--games", type=positive_int, default=400, help="episodes against each search agent")
+    parser.add_argument("--heuristic-games", type=positive_int, default=1000, help="episodes against the heuristic")
     parser.add_argument(
         "--margins", type=float, nargs="+", default=[0.0], help="standard errors search needs to overrule the policy"
     )
     parser.add_argument(
-        "--horizons", type=int, nargs="+", default=[0], help="the actor's turns before the value head scores a rollout"
+        "--horizons",
+        type=nonnegative_int,
+        nargs="+",
+        default=[0],
+        help="the actor's turns before the value head scores a rollout",
     )
     parser.add_argument(
-        "--solves", type=int, nargs="+", default=[0], help="endings of at most N tiles in hands solved (0: none)"
+        "--solves",
+        type=nonnegative_int,
+        nargs="+",
+        default=[0],
+        help="endings of at most N tiles in hands solved (0: none)",
     )
     parser.add_argument(
-        "--trees", type=int, nargs="+", default=[0], help="1: the policy-guided ISMCTS (tree=1) instead of rollouts"
+        "--trees", type=int, nargs="+", default=[0], choices=[0, 1], help="1: the policy-guided ISMCTS (tree=1)"
     )
-    parser.add_argument("--explore", type=float, default=1.0, help="the guided tree's exploration constant")
+    parser.add_argument("--explore", type=positive_float, default=1.0, help="the guided tree's exploration constant")
     parser.add_argument("--belief", help="draw every search's worlds from this belief model (default: uniformly)")
     parser.add_argument("--no-policy", action="store_true", help="leave out the policy-alone row")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     torch.set_num_threads(1)
     header = " | ".join(f"vs {name}" for name in args.against)
     print(f"| config | agent | simulations | {header} | ms/move |")

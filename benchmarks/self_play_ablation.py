@@ -39,6 +39,7 @@ from agents import make_agent
 from agents.policy import PolicyAgent
 from agents.tournament import against_table
 from arena.ship import EVALUATION_SEED
+from benchmarks import positive_int
 from domino_env import make_game
 from training import checkpoint as ckpt
 from training.config import load_config
@@ -97,13 +98,13 @@ def run_arm(config_path: Path, name: str, overrides: list[str], steps: int, game
     }
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--config", type=Path, default=Path("configs/draw_2p.yaml"))
-    parser.add_argument("--steps", type=int, default=3_000_000, help="self-play environment steps per arm")
-    parser.add_argument("--games", type=int, default=2000, help="evaluation episodes against the heuristic")
+    parser.add_argument("--steps", type=positive_int, default=3_000_000, help="self-play environment steps per arm")
+    parser.add_argument("--games", type=positive_int, default=2000, help="evaluation episodes against the heuristic")
     parser.add_argument("--arms", nargs="+", default=list(ARMS), choices=list(ARMS))
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     rows = [run_arm(args.config, arm, ARMS[arm], args.steps, args.games) for arm in args.arms]
     print(f"\n{args.config.stem}, {args.steps:,} self-play steps per arm, {args.games} evaluation episodes:\n")
     print("| " + " | ".join(rows[0]) + " |")

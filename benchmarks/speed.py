@@ -30,7 +30,7 @@ from pettingzoo import AECEnv
 
 import domino_env
 from agents import sample_legal
-from benchmarks import trivial_env
+from benchmarks import positive_float, positive_int, trivial_env
 
 WARMUP_SECONDS = 0.5
 SEED = 0
@@ -268,11 +268,13 @@ def targets(rows: list[Row]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=3.0, help="measured time per row (default 3)")
-    parser.add_argument("--batch-size", type=int, default=1024, help="games in the batched engine (default 1024)")
+    parser.add_argument("--seconds", type=positive_float, default=3.0, help="measured time per row (default 3)")
+    parser.add_argument(
+        "--batch-size", type=positive_int, default=1024, help="games in the batched engine (default 1024)"
+    )
     parser.add_argument(
         "--threads",
-        type=int,
+        type=positive_int,
         nargs="+",
         default=sorted({1, numba.config.NUMBA_NUM_THREADS}),
         help="thread counts of the batched rows (default: 1 and every core)",

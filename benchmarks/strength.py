@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import domino_env
 from agents import make_agent
 from agents.tournament import rotated_match, wilson_interval
+from benchmarks import positive_float, positive_int
 
 SEED = 2024
 
@@ -159,8 +160,8 @@ def table(rows: list[Row], markdown: bool) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ladders", nargs="+", default=list(LADDERS), choices=list(LADDERS))
-    parser.add_argument("--workers", type=int, default=2, help="processes playing pairings (default 2)")
-    parser.add_argument("--scale", type=float, default=1.0, help="multiply every number of games (default 1)")
+    parser.add_argument("--workers", type=positive_int, default=2, help="processes playing pairings (default 2)")
+    parser.add_argument("--scale", type=positive_float, default=1.0, help="multiply every number of games (default 1)")
     parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     args = parser.parse_args(argv)
     jobs = [

@@ -44,7 +44,7 @@ import torch
 from agents.network import ACTION_HEADS, network_for
 from agents.policy import PolicyAgent
 from agents.registry import check_labeller, make_agent
-from benchmarks import policy_or_exit
+from benchmarks import nonnegative_int, policy_or_exit, positive_float, positive_int
 from domino_env.game import Game
 from training.action_values import ActionValues, centred, fit_improvement, recorded_states, search_values
 
@@ -87,17 +87,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("policy", help="the policy whose positions are labelled (shipped name or checkpoint)")
     parser.add_argument("--labeller", default="pimc:simulations=128")
     parser.add_argument("--reference", default="pimc:simulations=2048")
-    parser.add_argument("--positions", type=int, default=200_000)
-    parser.add_argument("--held-out", type=int, default=3000)
+    parser.add_argument("--positions", type=positive_int, default=200_000)
+    parser.add_argument("--held-out", type=positive_int, default=3000)
     parser.add_argument("--sizes", type=sizes, nargs="*", default=[[256, 256], [1024, 1024, 512]])
     parser.add_argument("--heads", nargs="*", choices=ACTION_HEADS, help="action heads to fit (default: the policy's)")
-    parser.add_argument("--epochs", type=int, default=10)
-    parser.add_argument("--temperature", type=float, default=0.05)
-    parser.add_argument("--learning-rate", type=float, default=1e-3)
-    parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--epochs", type=positive_int, default=10)
+    parser.add_argument("--temperature", type=positive_float, default=0.05)
+    parser.add_argument("--learning-rate", type=positive_float, default=1e-3)
+    parser.add_argument("--seed", type=nonnegative_int, default=5)
     args = parser.parse_args(argv)
-    if args.positions < 1 or args.held_out < 1 or args.epochs < 1 or not 0 < args.temperature < 100:
-        raise SystemExit("error: --positions, --held-out and --epochs must be positive, --temperature in (0, 100)")
+    if args.temperature >= 100:
+        raise SystemExit(f"error: --temperature must be below 100, not {args.temperature:g}")
     torch.set_num_threads(1)
     numba.set_num_threads(1)  # one heavy job per core
     _, game, policy = policy_or_exit(args.policy)

@@ -33,7 +33,7 @@ def test_it_prints_the_noise_and_a_row_per_network(capsys) -> None:
     [
         (["--labeller", "greedy"], "'greedy' does not value each move"),
         (["--sizes", "0,4"], "layer widths"),
-        (["--epochs", "0"], "must be positive"),
+        (["--epochs", "0"], "must be a positive whole number"),
         (["--heads", "pairs"], "invalid choice: 'pairs'"),
     ],
 )
