@@ -4,6 +4,10 @@ Speed against peer implementations, side by side (``speed``); the strength ladde
 (``strength``); what search, belief models, distillation and improvement steps buy
 (``policy_search``, ``belief``, ``belief_search``, ``distill_rounds``, ``distill_targets``,
 ``improvement_step``, ``endgame``); and more.
+
+Every script takes its arguments as ``main(argv)`` and refuses a count, seed or rate that cannot
+be right in one line before it measures anything; ``tests/test_benchmark_tables.py`` runs each
+at a tiny size and reads its table.
 """
 
 from __future__ import annotations
