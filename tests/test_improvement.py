@@ -18,7 +18,7 @@ from domino_env import make_game
 from tests.test_training_resume import BATCH, metrics, new_run
 from training import checkpoint as ckpt
 from training import improvement
-from training.config import ConfigError, ImprovementConfig, build_config
+from training.config import ConfigError, ImprovementConfig, build_config, load_config
 
 GAME = make_game("draw", num_players=2)
 PHASE = ["improve.positions=48", "improve.chunk=24", "improve.opponent=heuristic", "improve.minibatch_size=16"]
@@ -90,6 +90,42 @@ def test_a_resumed_run_improves_again_and_ends_where_the_uninterrupted_one_does(
         for value in event.summary.value
     ]
     assert tags.count("improve/chunk") == 2
+
+
+STUDENT = ["improve.student_trunk=attention", "improve.student_hidden_sizes=[16]", "improve.student_head=tiles"]
+
+
+def test_student_keys_are_checked() -> None:
+    config = build_config({}, ["improve.positions=100", *STUDENT])
+    assert (config.improve.student_trunk, config.improve.student_hidden_sizes) == ("attention", [16])
+    for overrides, message in (
+        (["improve.student_trunk=lstm"], r"improve\.student_trunk must be empty or one of mlp, attention, got 'lstm'"),
+        (["improve.positions=100", "improve.student_trunk=attention", "improve.student_hidden_sizes=[16,8]"],
+         r"improve\.student_hidden_sizes=\[16, 8\]: an attention trunk has one width"),
+        (["improve.positions=100", "improve.student_trunk=mlp"], r"student_hidden_sizes=\[\]: expected a list"),
+        (["improve.positions=100", "improve.student_trunk=mlp", "improve.student_hidden_sizes=[8]",
+          "improve.student_head=pairs"], r"improve\.student_head must be one of flat, tiles, afterstate"),
+        (["improve.student_hidden_sizes=[16]"], r"improve\.student_hidden_sizes and improve\.student_head need"),
+        (STUDENT, r"improve\.student_trunk needs improve\.positions"),
+    ):  # fmt: skip
+        with pytest.raises(ConfigError, match=message):
+            build_config({}, overrides)
+
+
+def test_a_student_is_fitted_over_the_ppo_policy_and_ends_the_run(tmp_path: Path) -> None:
+    """With ``improve.student_trunk`` the phase fits a new network of that shape; PPO's policy is
+    left as it was, and the improved folder holds the student, with a config that describes it."""
+    plain = new_run(tmp_path, f"ppo.total_env_steps={2 * BATCH}", name="plain")
+    run = new_run(tmp_path, f"ppo.total_env_steps={2 * BATCH}", *PHASE, *STUDENT, name="student")
+    assert same(weights_at(ckpt.latest_checkpoint(run)), weights_at(plain))
+    student = ckpt.load_network(run, GAME)
+    assert (student.trunk_kind, student.hidden_sizes, student.action_head) == ("attention", [16], "tiles")
+    saved = load_config(run / ckpt.IMPROVED_DIR / ckpt.CONFIG_FILE)
+    assert (saved.network.trunk, saved.network.hidden_sizes, saved.network.action_head) == ("attention", [16], "tiles")
+    chunks = [row for row in metrics(run) if row.get("improve/chunk")]
+    assert [float(row["improve/chunk"]) for row in chunks] == [1.0, 2.0] and metrics(run)[-1]["improve/vs_random"]
+    again = new_run(tmp_path, f"ppo.total_env_steps={2 * BATCH}", *PHASE, *STUDENT, name="again")
+    assert same(weights_at(again), student.state_dict())  # the same seed builds and fits the same student
 
 
 def test_each_chunk_is_labelled_by_the_policy_as_fitted_so_far_unless_frozen(monkeypatch) -> None:

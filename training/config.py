@@ -163,6 +163,12 @@ class ImprovementConfig:
     learning_rate: float = 3e-4
     anneal: bool = False  # the rate falls to zero over each chunk's passes
     minibatch_size: int = 1024
+    # "": the phase fits the policy PPO trained. mlp or attention: it fits a new network of that
+    # trunk, student_hidden_sizes and student_head from scratch to one step over the PPO policy,
+    # which, frozen, reaches the positions and anchors the targets; the run ends with the new one.
+    student_trunk: str = ""
+    student_hidden_sizes: list[int] = field(default_factory=list)
+    student_head: str = "flat"
 
 
 @dataclass
@@ -396,6 +402,27 @@ BOUNDS: dict[str, Range] = {
 """The range of every numeric field (``network.hidden_sizes`` is checked on its own)."""
 
 
+def _validate_student(improve: ImprovementConfig) -> None:
+    """The improvement phase's new network, if it asks for one: a shape that can be built, and
+    no sizes or head without a trunk to give them to."""
+    if not improve.student_trunk:
+        if improve.student_hidden_sizes or improve.student_head != "flat":
+            raise ConfigError("improve.student_hidden_sizes and improve.student_head need improve.student_trunk")
+        return
+    if improve.student_trunk not in TRUNKS:
+        raise ConfigError(
+            f"improve.student_trunk must be empty or one of {', '.join(TRUNKS)}, got {improve.student_trunk!r}"
+        )
+    problem = network_shape_problem(improve.student_hidden_sizes, improve.student_trunk)
+    if problem:
+        raise ConfigError(f"improve.student_hidden_sizes={improve.student_hidden_sizes}: {problem}")
+    if improve.student_head not in ACTION_HEADS:
+        heads = ", ".join(ACTION_HEADS)
+        raise ConfigError(f"improve.student_head must be one of {heads}, got {improve.student_head!r}")
+    if not improve.positions:
+        raise ConfigError("improve.student_trunk needs improve.positions: the phase that fits the student")
+
+
 def _validate(config: TrainConfig) -> None:
     """Ranges and cross-field rules that types alone do not catch."""
     for key, bounds in BOUNDS.items():
@@ -412,6 +439,7 @@ def _validate(config: TrainConfig) -> None:
     problem = network_shape_problem(config.network.hidden_sizes, config.network.trunk)
     if problem:
         raise ConfigError(f"network.hidden_sizes={config.network.hidden_sizes}: {problem}")
+    _validate_student(config.improve)
     if config.network.critic not in CRITICS:
         raise ConfigError(f"network.critic must be one of {', '.join(CRITICS)}, got {config.network.critic!r}")
     if config.distill.labels not in DISTILL_LABELS:

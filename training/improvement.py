@@ -12,7 +12,9 @@ PPO improves the policy against its pool from sampled episodes; a step here valu
 of a position from the same hidden tiles and draws, so it sees differences between moves that
 episodes average away. In the Draw partnership four chunks against the heuristic's table gain
 about a point there (docs/self_play.md, "Every move played out from the real position").
-``improve.positions = 0`` (the default) skips the phase.
+``improve.positions = 0`` (the default) skips the phase. ``improve.student_trunk`` fits a new
+network instead (``student_network``), of another shape than PPO's: an attention trunk, too slow
+to act in self-play's rollouts, learns one step over the policy PPO trained.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from collections.abc import Iterator
 
 import torch
 
-from agents.network import PolicyNetwork
+from agents.network import PolicyNetwork, network_for
 from agents.registry import check_labeller, make_agent
 from domino_env.game import Game
 from training.action_values import fit_improvement, label_positions
@@ -48,6 +50,19 @@ def improvement_seed(run_seed: int) -> int:
     """The seed the phase of a run seeded ``run_seed`` starts from: apart from self-play's,
     imitation's and distillation's deals."""
     return run_seed + 7_000_001
+
+
+def student_network(game: Game, settings: ImprovementConfig, seed: int) -> PolicyNetwork | None:
+    """The new network ``improve.student_trunk`` asks the phase to fit, its weights drawn from
+    ``seed`` alone (a resumed run builds the same one), or None when the phase fits the PPO
+    policy itself."""
+    if not settings.student_trunk:
+        return None
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        return network_for(
+            game, settings.student_hidden_sizes, action_head=settings.student_head, trunk=settings.student_trunk
+        )
 
 
 def improvement_chunks(

@@ -23,6 +23,7 @@ evaluation, checkpoint), in the order they run.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import shutil
 import time
@@ -44,11 +45,11 @@ from domino_env import BatchedEnv, make_game
 from domino_env.batched import thread_count
 from domino_env.game import Game
 from training import checkpoint as ckpt
-from training.config import ConfigError, TrainConfig, save_config
+from training.config import ConfigError, NetworkConfig, TrainConfig, save_config
 from training.critic_inputs import critic_input_size, hidden_tiles
 from training.distill import distill_round
 from training.imitation import imitate
-from training.improvement import chunk_count, improvement_chunks, improvement_seed
+from training.improvement import chunk_count, improvement_chunks, improvement_seed, student_network
 from training.logger import END_PHASE, MetricsLogger
 from training.pool import SELF, OpponentPool
 
@@ -569,25 +570,43 @@ def save_checkpoint(run: TrainingRun) -> Path:
 def improvement_phase(run: TrainingRun, logger: MetricsLogger) -> Path:
     """After PPO, ``improve.positions`` of improvement steps over the policy
     (training/improvement.py), each chunk's figures logged at the run's last step and the
-    strength checked again at the end. Returns the improved policy's folder: its weights and
-    config, no training state (a run resumed to train longer runs the phase again at its end)."""
+    strength checked again at the end. The steps fit the PPO policy itself, or with
+    ``improve.student_trunk`` a new network over it. Returns the improved policy's folder: its
+    weights and config, no training state (a run resumed to train longer runs the phase again
+    at its end)."""
     config, steps = run.config, run.progress.env_steps
-    settings = config.improve
+    settings, seed = config.improve, improvement_seed(config.run.seed)
+    student = student_network(run.game, settings, seed)
+    network = run.network if student is None else student.to(run.device)
     chunks = improvement_chunks(
-        run.game, run.network, settings, improvement_seed(config.run.seed), run.device,
-        max_grad_norm=config.ppo.max_grad_norm,
+        run.game, network, settings, seed, run.device, max_grad_norm=config.ppo.max_grad_norm,
+        player=None if student is None else run.network,
     )  # fmt: skip
     for stats in tqdm(chunks, total=chunk_count(settings), desc="improvement", unit="chunk"):
         logger.log(steps, {f"{END_PHASE}{key}": value for key, value in stats.items()})
-    strength = {f"{END_PHASE}{key.removeprefix('eval/')}": value for key, value in evaluate(run).items()}
+    network.eval()
+    with run.clock("evaluation"):
+        strength = evaluate_strength(run.game, network, config, run.device)
+    strength = {f"{END_PHASE}{key.removeprefix('eval/')}": value for key, value in strength.items()}
     logger.log(steps, strength)
     tqdm.write(
         "after the improvement phase: " + ", ".join(f"{k.removeprefix(END_PHASE)} {v:.2f}" for k, v in strength.items())
     )
     folder = run.run_dir / ckpt.IMPROVED_DIR
-    ckpt.save_model(folder, run.network, run.game)
-    save_config(config, folder / ckpt.CONFIG_FILE)
+    ckpt.save_model(folder, network, run.game)
+    save_config(config if student is None else student_config(config), folder / ckpt.CONFIG_FILE)
     return folder
+
+
+def student_config(config: TrainConfig) -> TrainConfig:
+    """``config`` with its network section describing the improvement phase's student, so the
+    improved folder's config and weights agree (the critic of a student is the shared one)."""
+    improve = config.improve
+    network = NetworkConfig(
+        hidden_sizes=list(improve.student_hidden_sizes), critic="shared", action_head=improve.student_head,
+        trunk=improve.student_trunk,
+    )  # fmt: skip
+    return dataclasses.replace(config, network=network)
 
 
 def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
