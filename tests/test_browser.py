@@ -117,7 +117,9 @@ def test_watching_agents_and_a_new_game_from_the_form(page: Page, url: str) -> N
     page.select_option("#seat", "watch")
     page.select_option("#opponent", "heuristic")
     page.click("#new")
-    page.wait_for_function("view.variant === 'mexican_train' && view.seat === null")
+    # the server's first Mexican Train game may compile its engine (numba, cold cache): seconds
+    # alone, far more on a loaded machine, so this wait allows more than the default 30 s
+    page.wait_for_function("view.variant === 'mexican_train' && view.seat === null", timeout=120_000)
     assert page.locator(".target").count() == 4  # three personal trains and the Mexican Train
     click_and_wait(page, "#step")
     assert page.locator("#moves li").count() == 1
