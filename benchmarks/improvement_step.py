@@ -41,16 +41,15 @@ from pathlib import Path
 import numba
 import torch
 
-from agents.network import ACTION_HEADS, TRUNKS, PolicyNetwork, network_for, network_shape_problem
+from agents.network import ACTION_HEADS, TRUNKS, network_shape_problem
 from agents.policy import PolicyAgent
 from agents.registry import check_labeller, make_agent
 from agents.tournament import against_table
 from arena.ship import EVALUATION_SEED, ladder_search_agent
 from benchmarks import nonnegative_int, policy_or_exit, positive_float, positive_int
-from domino_env.game import Game
 from training import checkpoint as ckpt
 from training.config import ImprovementConfig
-from training.improvement import improvement_chunks
+from training.improvement import improvement_chunks, student_network
 
 DEFAULTS = ImprovementConfig()  # the settings a config's improve: section starts from
 
@@ -90,14 +89,16 @@ def main(argv: list[str] | None = None) -> None:
                     check_labeller(agent, spec)
         except ValueError as error:
             raise SystemExit(f"error: {flag}: {error}") from None
-    network, player = copy.deepcopy(start), None
-    if args.student:
-        network, player = student_network(args.student, args.student_head, game, args.iterate), start
+    trunk, hidden = student_shape(args.student, args.iterate) if args.student else ("", [])
     settings = ImprovementConfig(
         positions=args.positions, chunk=args.chunk, opponent=args.opponent or "", labeller=args.labeller or "",
         temperature=args.temperature, anchored=not args.unanchored,
         epochs=args.epochs, learning_rate=args.learning_rate, anneal=args.anneal, minibatch_size=args.minibatch_size,
+        student_trunk=trunk, student_hidden_sizes=hidden, student_head=args.student_head if trunk else "flat",
     )  # fmt: skip
+    network, player = student_network(game, settings, args.seed), start
+    if network is None:
+        network, player = copy.deepcopy(start), None
     columns = [] if not args.heuristic_games else ["heuristic"]
     columns += args.against if args.games else []
     names = [name if name == "heuristic" else ladder_search_agent(name, game).name for name in columns]
@@ -138,9 +139,9 @@ def main(argv: list[str] | None = None) -> None:
     row(f"fitted, {labelled:,} positions", network, f"{loss:.4f} | {seconds:.0f}")
 
 
-def student_network(spec: list[str], head: str, game: Game, iterate: bool) -> PolicyNetwork:
-    """A new network from ``--student TRUNK SIZE...``, its shape checked as a config's is;
-    refused in one line (SystemExit) where it cannot be built."""
+def student_shape(spec: list[str], iterate: bool) -> tuple[str, list[int]]:
+    """The trunk and hidden sizes of ``--student TRUNK SIZE...``, checked as a config's are;
+    refused in one line (SystemExit) where no network of that shape can be built."""
     trunk, sizes = spec[0], spec[1:]
     if iterate:
         raise SystemExit("error: --student fits a new network to one step over the policy: leave out --iterate")
@@ -150,7 +151,7 @@ def student_network(spec: list[str], head: str, game: Game, iterate: bool) -> Po
     problem = network_shape_problem(hidden, trunk)
     if problem:
         raise SystemExit(f"error: --student {' '.join(spec)}: {problem}")
-    return network_for(game, hidden, action_head=head, trunk=trunk)
+    return trunk, hidden
 
 
 if __name__ == "__main__":
