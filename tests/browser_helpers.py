@@ -4,6 +4,12 @@ from __future__ import annotations
 
 from playwright.sync_api import Page
 
+# How long a page waits for the play server. A new game or a move may be the server's first of
+# its variant or agent, which numba then compiles (a cold cache on a clean checkout): seconds
+# alone, far more beside other tests. The waits are for what the page shows, not how fast;
+# speed is the benchmarks' to measure.
+SERVER_WAIT_MS = 120_000
+
 # Every text of the table picture that leaves the label or seat box it starts in, lies under a
 # tile of a hand, or runs off the picture: names must never be clipped. (A tile whose box has no
 # width is a hidden face the page does not show.)

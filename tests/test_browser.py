@@ -14,6 +14,7 @@ import domino_env
 from agents import make_agent
 from arena.replay import record_game, write_html
 from arena.web.server import make_server
+from tests.browser_helpers import SERVER_WAIT_MS
 
 CHROMIUM = Path("/usr/bin/chromium")
 
@@ -33,6 +34,7 @@ def browser() -> Iterator[Browser]:
 @pytest.fixture()
 def page(browser: Browser) -> Iterator[Page]:
     page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.set_default_timeout(SERVER_WAIT_MS)
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     yield page
@@ -117,9 +119,7 @@ def test_watching_agents_and_a_new_game_from_the_form(page: Page, url: str) -> N
     page.select_option("#seat", "watch")
     page.select_option("#opponent", "heuristic")
     page.click("#new")
-    # the server's first Mexican Train game may compile its engine (numba, cold cache): seconds
-    # alone, far more on a loaded machine, so this wait allows more than the default 30 s
-    page.wait_for_function("view.variant === 'mexican_train' && view.seat === null", timeout=120_000)
+    page.wait_for_function("view.variant === 'mexican_train' && view.seat === null")
     assert page.locator(".target").count() == 4  # three personal trains and the Mexican Train
     click_and_wait(page, "#step")
     assert page.locator("#moves li").count() == 1

@@ -16,7 +16,7 @@ from playwright.sync_api import Browser, Page
 
 from agents import make_agent
 from arena.web.server import PlayServer, make_server
-from tests.browser_helpers import CLIPPED, no_sideways_scroll
+from tests.browser_helpers import CLIPPED, SERVER_WAIT_MS, no_sideways_scroll
 from tests.test_browser import browser  # noqa: F401 (the module's chromium)
 
 PHONE = {"width": 412, "height": 900}
@@ -45,6 +45,7 @@ def server() -> Iterator[PlayServer]:
 
 def open_page(browser: Browser, server: PlayServer, size: dict, url: str | None = None) -> Page:  # noqa: F811
     page = browser.new_page(viewport=size)
+    page.set_default_timeout(SERVER_WAIT_MS)
     page.errors = []  # type: ignore[attr-defined]
     page.on("pageerror", lambda error: page.errors.append(str(error)))  # type: ignore[attr-defined]
     page.goto(url or server.url)
@@ -203,6 +204,7 @@ def test_two_people_at_one_table_each_see_only_their_own_hand(browser: Browser, 
     assert links["0"] != links["1"]
     other_context = browser.new_context(viewport=PHONE)  # another browser: nothing shared
     second = other_context.new_page()
+    second.set_default_timeout(SERVER_WAIT_MS)
     second.errors = []  # type: ignore[attr-defined]
     second.on("pageerror", lambda error: second.errors.append(str(error)))  # type: ignore[attr-defined]
     second.goto(links["1"])
