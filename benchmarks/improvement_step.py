@@ -96,9 +96,8 @@ def main(argv: list[str] | None = None) -> None:
         epochs=args.epochs, learning_rate=args.learning_rate, anneal=args.anneal, minibatch_size=args.minibatch_size,
         student_trunk=trunk, student_hidden_sizes=hidden, student_head=args.student_head if trunk else "flat",
     )  # fmt: skip
-    network, player = student_network(game, settings, args.seed), start
-    if network is None:
-        network, player = copy.deepcopy(start), None
+    student = student_network(game, settings, args.seed)
+    network, player = (copy.deepcopy(start), None) if student is None else (student, start)
     columns = [] if not args.heuristic_games else ["heuristic"]
     columns += args.against if args.games else []
     names = [name if name == "heuristic" else ladder_search_agent(name, game).name for name in columns]

@@ -531,11 +531,13 @@ def carry_pending(run: TrainingRun, pending: np.ndarray) -> None:
     last[last >= 0] = remap[last[last >= 0]]
 
 
-def evaluate(run: TrainingRun) -> dict[str, float]:
-    """The policy's win rates against the baselines, timed as the update's evaluation share."""
-    run.network.eval()
+def evaluate(run: TrainingRun, network: PolicyNetwork | None = None) -> dict[str, float]:
+    """The win rates of the run's policy (or of ``network``, the improvement phase's student)
+    against the baselines, timed as the update's evaluation share."""
+    network = run.network if network is None else network
+    network.eval()
     with run.clock("evaluation"):
-        return evaluate_strength(run.game, run.network, run.config, run.device)
+        return evaluate_strength(run.game, network, run.config, run.device)
 
 
 def save_checkpoint(run: TrainingRun) -> Path:
@@ -584,10 +586,7 @@ def improvement_phase(run: TrainingRun, logger: MetricsLogger) -> Path:
     )  # fmt: skip
     for stats in tqdm(chunks, total=chunk_count(settings), desc="improvement", unit="chunk"):
         logger.log(steps, {f"{END_PHASE}{key}": value for key, value in stats.items()})
-    network.eval()
-    with run.clock("evaluation"):
-        strength = evaluate_strength(run.game, network, config, run.device)
-    strength = {f"{END_PHASE}{key.removeprefix('eval/')}": value for key, value in strength.items()}
+    strength = {f"{END_PHASE}{key.removeprefix('eval/')}": value for key, value in evaluate(run, network).items()}
     logger.log(steps, strength)
     tqdm.write(
         "after the improvement phase: " + ", ".join(f"{k.removeprefix(END_PHASE)} {v:.2f}" for k, v in strength.items())
