@@ -28,6 +28,7 @@ import torch
 from numba import njit
 
 from agents.compiled_afterstate import LineHead, add_line_scores, compiled_line_head, dense, no_line_head
+from agents.compiled_attention import AttentionWeights, add_play_scores, attend, compiled_attention, no_attention
 from agents.network import PolicyNetwork
 from agents.search import (
     NO_NODE,
@@ -52,11 +53,12 @@ NODES_PER_ITERATION = 8
 
 class Weights(NamedTuple):
     """A :class:`~agents.network.PolicyNetwork`'s policy as arrays a compiled loop can read:
-    the trunk's layers (``trunk_w[i]`` is ``[inputs, outputs]``, so a row is one input's
-    contribution), the policy head, the tile scores' layer with what it multiplies
-    (``features[tile]``, and for each play its action, tile and target), and the line games'
-    afterstate head (``line``). A network without tile scores or that head has empty arrays
-    there."""
+    the MLP trunk's layers (``trunk_w[i]`` is ``[inputs, outputs]``, so a row is one input's
+    contribution) or the attention trunk with its play scores (``attention``), the policy head,
+    the tile scores' layer with what it multiplies (``features[tile]``, and for each play its
+    action, tile and target), and the line games' afterstate head (``line``). A network without
+    one of these has empty arrays there (an attention network's MLP trunk is one empty layer, so
+    that both kinds of network have the same types)."""
 
     trunk_w: tuple
     trunk_b: tuple
@@ -69,22 +71,26 @@ class Weights(NamedTuple):
     play_tile: np.ndarray
     play_target: np.ndarray
     line: LineHead
+    attention: AttentionWeights
 
 
 def compiled_weights(network: PolicyNetwork) -> Weights:
     """``network``'s policy (trunk and heads, not the critic) copied out of torch as float32.
     Of the afterstate heads only the line games' is compiled (:mod:`agents.compiled_afterstate`):
-    another is refused in one line, as is a trunk that is not an MLP."""
-    if network.trunk_kind != "mlp":
-        kind = network.trunk_kind
-        raise ValueError(f"the guided tree (tree=1) compiles networks with an MLP trunk, not this {kind} trunk")
+    another is refused in one line. Either trunk is compiled, the attention one by
+    :mod:`agents.compiled_attention`."""
     line = no_line_head() if network.afterstate is None else compiled_line_head(network.afterstate)
 
     def rows(layer: torch.nn.Linear) -> tuple[np.ndarray, np.ndarray]:
         weight = layer.weight.detach().cpu().float().numpy()
         return np.ascontiguousarray(weight.T), layer.bias.detach().cpu().float().numpy().copy()
 
-    trunk = [rows(layer) for layer in network.trunk if isinstance(layer, torch.nn.Linear)]
+    if network.play_scores is None:
+        trunk = [rows(layer) for layer in network.trunk if isinstance(layer, torch.nn.Linear)]
+        attention = no_attention()
+    else:
+        trunk = [(np.zeros((0, 0), np.float32), np.zeros(0, np.float32))]
+        attention = compiled_attention(network.trunk, network.play_scores)
     head_w, head_b = rows(network.policy_head)
     scores = network.tile_scores
     if scores is None:
@@ -99,6 +105,7 @@ def compiled_weights(network: PolicyNetwork) -> Weights:
     return Weights(
         tuple(w for w, _ in trunk), tuple(b for _, b in trunk), head_w, head_b, tile_w, tile_b,
         features, plays.astype(np.int64), play_tile.astype(np.int64), play_target.astype(np.int64), line,
+        attention,
     )  # fmt: skip
 
 
@@ -107,10 +114,17 @@ def policy_prior(net, observation, mask, probs):
     """Write into ``probs`` the network's probability of each action ``mask`` allows (zero
     elsewhere): :meth:`PolicyNetwork.logits` and the masked softmax, in float32 as torch computes
     them."""
-    hidden = observation
-    for layer in range(len(net.trunk_w)):
-        hidden = dense(hidden, net.trunk_w[layer], net.trunk_b[layer], True)
+    if net.attention.embedding.shape[0] > 0:
+        encoded = attend(net.attention, observation)
+        hidden = encoded[0].copy()
+    else:
+        encoded = np.zeros((1, 0), np.float32)
+        hidden = observation
+        for layer in range(len(net.trunk_w)):
+            hidden = dense(hidden, net.trunk_w[layer], net.trunk_b[layer], True)
     logits = dense(hidden, net.head_w, net.head_b, False)
+    if encoded.shape[1] > 0:
+        add_play_scores(net.attention, encoded, mask, logits)
     if net.plays.shape[0] > 0:
         targets = dense(hidden, net.tile_w, net.tile_b, False)
         width = net.features.shape[1]

@@ -1,6 +1,8 @@
 """What each action head costs: one PPO-like update (forward, masked log-probabilities, entropy
 and value loss, backward, an Adam step) and one forward pass without gradients (what a rollout
-asks) of the policy-and-value network, over positions that a shipped policy reaches.
+asks) of the policy-and-value network, over positions that a shipped policy reaches; and the
+prior the guided tree (``NAME+search:tree=1``) computes at a node, one position at a time in
+compiled code (:func:`agents.guided_tree.policy_prior`).
 
     python -m benchmarks.head_cost draw_4p_partners [--positions 2048] [--repeats 20] [--sizes 256,256]
         [--attention 64,64]
@@ -9,7 +11,8 @@ Every head (:data:`agents.network.ACTION_HEADS`) is built at ``--sizes`` and tim
 the heads alternated within each repeat so that they share the machine's state; the table gives
 each head's median milliseconds and its ratio to the flat head's. ``--attention`` adds the
 attention trunk (:mod:`agents.tile_attention`) at those widths with the flat head, timed the same
-way beside them.
+way beside them. A head the guided tree does not compile (Hungarian's and Mexican Train's
+afterstate heads) has no prior column.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import time
 import numpy as np
 import torch
 
+from agents.guided_tree import compiled_weights, policy_prior
 from agents.network import ACTION_HEADS, legal_entropy, masked_distribution, network_for
 from agents.tile_attention import attention_sizes_problem
 from benchmarks import nonnegative_int, policy_or_exit, positive_int
@@ -51,6 +55,24 @@ def forward_seconds(network: torch.nn.Module, obs: torch.Tensor) -> float:
     with torch.no_grad():
         network(obs)
     return time.perf_counter() - start
+
+
+PRIOR_POSITIONS = 256  # positions whose compiled prior is timed, one at a time, each repeat
+
+
+def prior_seconds(network: torch.nn.Module, obs: np.ndarray, mask: np.ndarray) -> float | None:
+    """Seconds the guided tree's compiled prior takes per position over ``obs``, or None when the
+    guided tree does not compile this network. The first call compiles and is not counted."""
+    try:
+        weights = compiled_weights(network)
+    except ValueError:
+        return None
+    probs = np.zeros(mask.shape[1], np.float32)
+    policy_prior(weights, obs[0], mask[0], probs)
+    start = time.perf_counter()
+    for position in range(len(obs)):
+        policy_prior(weights, obs[position], mask[position], probs)
+    return (time.perf_counter() - start) / len(obs)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -81,22 +103,30 @@ def main(argv: list[str] | None = None) -> None:
     optimizers = {head: torch.optim.Adam(net.parameters(), lr=1e-4) for head, net in networks.items()}
     updates: dict[str, list[float]] = {head: [] for head in heads}
     forwards: dict[str, list[float]] = {head: [] for head in heads}
+    priors: dict[str, list[float]] = {head: [] for head in heads}
+    prior_obs = np.ascontiguousarray(obs[:PRIOR_POSITIONS].numpy())
+    prior_mask = np.ascontiguousarray(mask[:PRIOR_POSITIONS].numpy())
     for repeat in range(args.repeats + 1):  # the first pass warms up and is not counted
         for head in heads:
             update = update_seconds(networks[head], optimizers[head], batch)
             forward = forward_seconds(networks[head], obs)
+            prior = prior_seconds(networks[head], prior_obs, prior_mask) if repeat else None
             if repeat:
                 updates[head].append(update)
                 forwards[head].append(forward)
+                if prior is not None:
+                    priors[head].append(prior)
     print(f"{args.policy}: {len(obs)} positions, hidden {args.sizes}, one thread, median of {args.repeats}")
-    print("| head | update ms | ratio | forward ms | ratio |")
-    print("|---|---:|---:|---:|---:|")
+    print(f"(tree prior: the guided tree's compiled prior, microseconds a position over {len(prior_obs)})")
+    print("| head | update ms | ratio | forward ms | ratio | tree prior us |")
+    print("|---|---:|---:|---:|---:|---:|")
     base_update, base_forward = np.median(updates["flat"]), np.median(forwards["flat"])
     for head in heads:
         update, forward = np.median(updates[head]), np.median(forwards[head])
+        prior = f"{1e6 * np.median(priors[head]):.0f}" if priors[head] else "-"
         print(
             f"| {head} | {1000 * update:.1f} | {update / base_update:.2f} "
-            f"| {1000 * forward:.1f} | {forward / base_forward:.2f} |"
+            f"| {1000 * forward:.1f} | {forward / base_forward:.2f} | {prior} |"
         )
 
 

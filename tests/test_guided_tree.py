@@ -20,13 +20,18 @@ HEADS = [
     *[(variant, options, head) for variant, options in [*VARIANTS, ("draw", PARTNERS)] for head in ("flat", "tiles")],
     *[(variant, options, "afterstate") for variant, options in LINE_GAMES],
 ]
+# an attention trunk's layers have one width (agents.tile_attention)
+TRUNKS = [("mlp", [32, 16]), ("attention", [16, 16])]
 
 
+@pytest.mark.parametrize(("trunk", "hidden_sizes"), TRUNKS)
 @pytest.mark.parametrize(("variant", "options", "action_head"), HEADS)
-def test_the_compiled_prior_is_the_networks_masked_softmax(variant: str, options: dict, action_head: str) -> None:
+def test_the_compiled_prior_is_the_networks_masked_softmax(
+    variant: str, options: dict, action_head: str, trunk: str, hidden_sizes: list[int]
+) -> None:
     game = make_game(variant, **options)
     torch.manual_seed(1)
-    network = network_for(game, [32, 16], action_head=action_head)
+    network = network_for(game, hidden_sizes, action_head=action_head, trunk=trunk)
     for parameter in network.parameters():  # the extra heads start near zero: make them count
         torch.nn.init.normal_(parameter, std=0.3)
     weights = compiled_weights(network)

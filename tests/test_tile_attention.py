@@ -208,15 +208,17 @@ def test_a_run_trains_saves_resumes_from_and_plays_an_attention_network(tmp_path
     assert ckpt.initial_weights(folder, game, [16], action_head="tiles", trunk="attention").keys()
 
 
-def test_the_guided_tree_refuses_an_attention_network_and_plain_search_plays_it() -> None:
+def test_the_guided_tree_and_plain_search_both_play_an_attention_network() -> None:
+    """The guided tree's compiled prior is checked against the network's in
+    tests/test_guided_tree.py; here both searches play legal moves with it."""
     game = make_game("draw", num_players=2)
     network = network_for(game, [16], trunk="attention")
-    with pytest.raises(ValueError, match="compiles networks with an MLP trunk, not this attention trunk"):
-        PolicySearchAgent(game, network, simulations=4, seed=0, tree=1)
-    state = positions(game, 1, seed=2)
+    state = positions(game, 4, seed=2)
     mask = np.zeros(game.num_actions, np.int8)
-    game.legal_mask(state, 0, mask)
-    assert mask[PolicySearchAgent(game, network, simulations=4, seed=0).act_state(state, 0)]
+    for g in range(len(state)):
+        game.legal_mask(state, g, mask)
+        for tree in (0, 1):
+            assert mask[PolicySearchAgent(game, network, simulations=8, seed=0, tree=tree).act_state(state, g)]
 
 
 def test_annealing_takes_the_rate_to_zero_over_the_passes_and_restores_it() -> None:
