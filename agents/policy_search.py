@@ -93,7 +93,13 @@ class PolicySearchAgent(StatefulAgent):
     ``tree=1`` searches differently: one information-set tree over ``simulations`` iterations,
     each node's children weighted by the policy's probabilities and explored by PUCT with constant
     ``explore`` (:mod:`agents.guided_tree`), the rest of each hand simulated by the heuristic. The
-    rollouts' options (``margin``, ``horizon``, ``solve``) do not apply to it."""
+    rollouts' options (``margin``, ``horizon``, ``solve``) do not apply to it.
+
+    ``rollout_network``, when given, stands in for ``network`` wherever search asks a network
+    many times: it plays the rollouts, scores their horizon and guides the tree, while
+    ``network`` still gives the prior at the root (ties, ``margin``). A policy fitted as a slow
+    network over a fast one (an attention student over its PPO policy, ``improve.student_trunk``)
+    is searched at the fast one's speed this way: the rollouts cost a forward pass a step."""
 
     def __init__(
         self,
@@ -108,8 +114,10 @@ class PolicySearchAgent(StatefulAgent):
         solve: int = 0,
         tree: int = 0,
         explore: float = 1.0,
+        rollout_network: PolicyNetwork | None = None,
     ) -> None:
         check_belief(name, belief)
+        rollout = network if rollout_network is None else rollout_network
         if tree not in (0, 1) or isinstance(tree, bool | float):
             raise ValueError(
                 f"{name}: tree must be 0 (rollouts of the policy) or 1 (a tree guided by it), got {tree!r}"
@@ -124,7 +132,7 @@ class PolicySearchAgent(StatefulAgent):
         self.margin = bounded_float(name, "margin", margin, 0.0, MAX_MARGIN)
         if not is_bounded_int(horizon, 0, MAX_HORIZON):
             raise ValueError(f"{name}: horizon must be an integer from 0 to {MAX_HORIZON}, got {horizon!r}")
-        if horizon and network.critic_inputs:
+        if horizon and rollout.critic_inputs:
             raise ValueError(f"{name}: horizon=H needs a value head that reads the observation alone; "
                              f"this network's critic reads the hidden tiles")  # fmt: skip
         self.horizon = int(horizon)
@@ -135,6 +143,7 @@ class PolicySearchAgent(StatefulAgent):
             )
         super().__init__(game)
         self.network = network
+        self.rollout_network = rollout
         self.name = name
         self.simulations = int(simulations)
         self.seed = 0 if seed is None else seed
@@ -146,7 +155,7 @@ class PolicySearchAgent(StatefulAgent):
         self.tree = None
         if tree:
             self.tree = GuidedTreeAgent(
-                game, network, seed, simulations=self.simulations, explore=explore, belief=belief
+                game, rollout, seed, simulations=self.simulations, explore=explore, belief=belief
             )
 
     def random_state(self) -> int:
@@ -230,7 +239,7 @@ class PolicySearchAgent(StatefulAgent):
         """``seat``'s episode reward in each game of ``rows`` after it plays ``first`` there and
         the policy plays every seat's moves from then on; with a ``horizon``, its reward until its
         ``horizon``-th turn plus the value head's estimate of the rest."""
-        return policy_rollouts(self.game, self.network, rows, first, np.full(len(rows), seat), self.horizon)
+        return policy_rollouts(self.game, self.rollout_network, rows, first, np.full(len(rows), seat), self.horizon)
 
 
 @torch.no_grad()

@@ -181,8 +181,9 @@ def load_policy(name: str, game: Game, seed: int, deterministic: bool = True) ->
     network = ckpt.load_network(path, game)
     if checkpoint != name:
         options = split_spec(name)[1]
+        rollout = ckpt.load_rollout_network(path, game)  # a faster network it was fitted over, if any
         try:
-            return PolicySearchAgent(game, network, name=label + SUFFIX, seed=seed, **options)
+            return PolicySearchAgent(game, network, name=label + SUFFIX, seed=seed, rollout_network=rollout, **options)
         except (TypeError, ValueError) as error:  # its search options out of range
             raise UsageError(" ".join(str(error).split())) from None
     return PolicyAgent(network, name=label, deterministic=deterministic, seed=seed)

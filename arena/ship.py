@@ -11,8 +11,10 @@ never used (:data:`EVALUATION_SEED`; training deals come from ``run.seed`` and t
 seeds derived from it). ``--search-games`` adds rows against PIMC and ISMCTS at the strength
 ladder's budgets. The weights, the config, the learning curve, the evaluation table and a
 ``summary.json`` go to ``training/pretrained/<config name>/``, where ``evaluate`` and ``play``
-find the agent by name. ``--evaluate`` measures shipped agents again (after a rules change, or
-with more games) and rewrites their evaluation, keeping the training figures.
+find the agent by name; a run whose last phase fitted a new network also leaves there, in
+``rollout/``, the PPO policy that plays its search's rollouts. ``--evaluate`` measures shipped
+agents again (after a rules change, or with more games) and rewrites their evaluation, keeping
+the training figures.
 
 A policy's edge over the heuristic can be small where the deal decides most hands (Hungarian:
 about 0.345 against a fair share of 1/3), and 2,000 games give an interval of +-0.021 there, so
@@ -123,6 +125,9 @@ def ship(config_path: Path, games: int, search_games: int, runs_dir: str) -> Pat
     target.mkdir(parents=True, exist_ok=True)
     shutil.copy(folder / ckpt.MODEL_FILE, target / ckpt.MODEL_FILE)
     shutil.copy(folder / ckpt.CONFIG_FILE, target / ckpt.CONFIG_FILE)
+    shutil.rmtree(target / ckpt.ROLLOUT_DIR, ignore_errors=True)  # an earlier recipe's
+    if (folder / ckpt.ROLLOUT_DIR).is_dir():
+        shutil.copytree(folder / ckpt.ROLLOUT_DIR, target / ckpt.ROLLOUT_DIR)
     shutil.copy(run_dir / "learning_curve.png", target / "learning_curve.png")
     training = {
         "config": config_path.stem,

@@ -56,6 +56,7 @@ def measure(
     folder, game, network = policy_or_exit(config)
     config = folder.name if folder.parent == ckpt.PRETRAINED_DIR else config
     agents: list[tuple[Agent, int]] = [(PolicyAgent(network, name=config), 0)] if alone else []
+    rollout = ckpt.load_rollout_network(folder, game)  # as `arena evaluate NAME+search` searches it
     try:  # every agent is built, and so checked, before the first game
         for name in against:
             opponent(name, game)
@@ -66,7 +67,10 @@ def measure(
             named = [f"{key}={value:g}" for key, value in settings.items() if value]
             named += [f"belief={belief}"] * bool(belief)
             name = config + SUFFIX + (":" + ",".join(named) if named else "")
-            agents.append((PolicySearchAgent(game, network, name, n, seed=3, belief=belief, **settings), n))
+            search = PolicySearchAgent(
+                game, network, name, n, seed=3, belief=belief, rollout_network=rollout, **settings
+            )
+            agents.append((search, n))
     except ValueError as error:
         raise SystemExit(f"error: {error}") from None
     rows = []

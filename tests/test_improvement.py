@@ -12,6 +12,7 @@ import torch
 from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
 
 from agents.network import network_for
+from arena.cli import load_policy
 from arena.cli import main as cli_main
 from arena.ship import EVALUATION_SEED, training_seeds
 from domino_env import make_game
@@ -114,7 +115,8 @@ def test_student_keys_are_checked() -> None:
 
 def test_a_student_is_fitted_over_the_ppo_policy_and_ends_the_run(tmp_path: Path) -> None:
     """With ``improve.student_trunk`` the phase fits a new network of that shape; PPO's policy is
-    left as it was, and the improved folder holds the student, with a config that describes it."""
+    left as it was, and the improved folder holds the student, with a config that describes it,
+    and PPO's policy beside it, which plays the student's search rollouts."""
     plain = new_run(tmp_path, f"ppo.total_env_steps={2 * BATCH}", name="plain")
     run = new_run(tmp_path, f"ppo.total_env_steps={2 * BATCH}", *PHASE, *STUDENT, name="student")
     assert same(weights_at(ckpt.latest_checkpoint(run)), weights_at(plain))
@@ -126,6 +128,16 @@ def test_a_student_is_fitted_over_the_ppo_policy_and_ends_the_run(tmp_path: Path
     assert [float(row["improve/chunk"]) for row in chunks] == [1.0, 2.0] and metrics(run)[-1]["improve/vs_random"]
     again = new_run(tmp_path, f"ppo.total_env_steps={2 * BATCH}", *PHASE, *STUDENT, name="again")
     assert same(weights_at(again), student.state_dict())  # the same seed builds and fits the same student
+    rollout = ckpt.load_rollout_network(run, GAME)
+    assert rollout is not None and same(rollout.state_dict(), weights_at(plain))
+    searched = load_policy(f"{run}+search:simulations=8", GAME, seed=1)
+    assert same(searched.network.state_dict(), student.state_dict()) and searched.rollout_network is not None
+    assert same(searched.rollout_network.state_dict(), weights_at(plain))
+    tree = load_policy(f"{run}+search:tree=1", GAME, seed=1).tree
+    assert tree.weights.attention.embedding.size == 0  # the tree's prior is the MLP rollout network's
+    assert ckpt.load_rollout_network(plain, GAME) is None  # a run without a student searches with its own policy
+    own = load_policy(f"{plain}+search", GAME, seed=1)
+    assert own.rollout_network is own.network
 
 
 def test_each_chunk_is_labelled_by_the_policy_as_fitted_so_far_unless_frozen(monkeypatch) -> None:

@@ -15,8 +15,9 @@ import torch
 from agents import make_agent
 from agents.network import PolicyNetwork
 from agents.policy import PolicyAgent
+from arena.cli import load_policy
 from arena.evaluation import fair_share, run_arena
-from arena.ship import EVALUATION_SEED, SUMMARY_FILE, pretrained_table, reevaluate, training_seeds
+from arena.ship import EVALUATION_SEED, SUMMARY_FILE, pretrained_table, reevaluate, ship, training_seeds
 from domino_env import make_game
 from tests.test_training import TINY  # the same few tiny updates
 from training import checkpoint as ckpt
@@ -200,6 +201,42 @@ def test_a_shipped_policy_beats_a_table_of_heuristics_on_deals_it_never_saw(name
     assert matchup.interval()[0] > fair_share(game), (matchup.win_rate, matchup.interval())
 
 
+TINY_SHIP = """env: {variant: draw, options: {num_players: 2}}
+ppo: {num_envs: 16, rollout_steps: 8, total_env_steps: 256, update_epochs: 1}
+network: {hidden_sizes: [32]}
+eval: {every: 1, games: 8}
+pool: {snapshot_every: 1}
+run: {checkpoint_every: 1, torch_threads: 1, engine_threads: 1}
+"""
+TINY_STUDENT = """improve: {positions: 24, chunk: 24, opponent: heuristic, minibatch_size: 16,
+          student_trunk: attention, student_hidden_sizes: [16]}
+"""
+
+
+def test_a_shipped_student_keeps_the_ppo_policy_for_its_search_and_a_later_recipe_drops_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A config whose last phase fits a new network ships that network, with the PPO policy it
+    was fitted over in ``rollout/``, where ``NAME+search`` finds it; shipping the name again
+    from a config without a student leaves no stale rollout network behind."""
+    monkeypatch.setattr(ckpt, "PRETRAINED_DIR", tmp_path / "pretrained")
+    config = tmp_path / "tiny_draw.yaml"
+    config.write_text(TINY_SHIP + TINY_STUDENT)
+    target = ship(config, games=8, search_games=0, runs_dir=str(tmp_path / "runs"))
+    game = make_game("draw", num_players=2)
+    searched = load_policy("tiny_draw+search:simulations=8", game, seed=1)
+    assert searched.network.trunk_kind == "attention" and searched.rollout_network.trunk_kind == "mlp"
+    (run,) = (tmp_path / "runs").iterdir()
+    ppo_policy = ckpt.load_network(ckpt.latest_checkpoint(run), game)
+    for name, tensor in ppo_policy.state_dict().items():
+        assert torch.equal(searched.rollout_network.state_dict()[name], tensor), name
+    config.write_text(TINY_SHIP)
+    ship(config, games=8, search_games=0, runs_dir=str(tmp_path / "runs"))
+    assert not (target / ckpt.ROLLOUT_DIR).exists()
+    searched = load_policy("tiny_draw+search:simulations=8", game, seed=1)
+    assert searched.network.trunk_kind == "mlp" and searched.rollout_network is searched.network
+
+
 def test_reevaluating_a_shipped_agent_keeps_its_training_figures_and_search_rows(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -215,7 +252,12 @@ def test_reevaluating_a_shipped_agent_keeps_its_training_figures_and_search_rows
     assert after["results"]["heuristic"]["episodes"] == 64
     report = (tmp_path / "draw_2p" / "evaluation.md").read_text()
     assert "--games 64 --seed 12345" in report
-    assert "against tables of pimc 0.458 [0.436, 0.479] over 2,048 games (below); ismcts 0.436" in report
+    pimc, ismcts = before["results"]["pimc"], before["results"]["ismcts"]
+    kept = (
+        f"against tables of pimc {pimc['win_rate']:.3f} [{pimc['interval'][0]:.3f}, {pimc['interval'][1]:.3f}] "
+        f"over {pimc['episodes']:,} games ({pimc['verdict']}); ismcts {ismcts['win_rate']:.3f}"
+    )
+    assert kept in report
     with pytest.raises(ValueError, match=r"no shipped agent 'draw_9p'; shipped: draw_2p"):
         reevaluate("draw_9p", games=64, search_games=0)
 

@@ -48,6 +48,9 @@ STATE_FORMAT = "domino_env training state"
 STATE_VERSION = 1
 PRETRAINED_DIR = Path(__file__).parent / "pretrained"
 IMPROVED_DIR = "checkpoints/improved"  # a run's policy after its improvement phase (weights and config only)
+# Beside a policy's weights: a faster network that plays its search's rollouts (NAME+search). The
+# improvement phase leaves there the PPO policy a slower student was fitted over.
+ROLLOUT_DIR = "rollout"
 
 
 class CheckpointError(ValueError):
@@ -92,6 +95,14 @@ def model_path(path: str | Path) -> Path:
     if latest is not None:
         return latest / MODEL_FILE
     raise CheckpointError(f"no checkpoint at {path} (expected {MODEL_FILE}, a checkpoint folder or a run folder)")
+
+
+def load_rollout_network(path: str | Path, game: Game) -> PolicyNetwork | None:
+    """The network that plays the rollouts of the policy at ``path`` when searched
+    (:data:`ROLLOUT_DIR` beside its weights, checked as :func:`load_network` checks any
+    checkpoint), or None when it has none and plays its own rollouts."""
+    folder = model_path(path).parent / ROLLOUT_DIR
+    return load_network(folder, game) if (folder / MODEL_FILE).is_file() else None
 
 
 def latest_checkpoint(run_dir: str | Path) -> Path | None:

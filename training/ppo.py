@@ -573,9 +573,10 @@ def improvement_phase(run: TrainingRun, logger: MetricsLogger) -> Path:
     """After PPO, ``improve.positions`` of improvement steps over the policy
     (training/improvement.py), each chunk's figures logged at the run's last step and the
     strength checked again at the end. The steps fit the PPO policy itself, or with
-    ``improve.student_trunk`` a new network over it. Returns the improved policy's folder: its
-    weights and config, no training state (a run resumed to train longer runs the phase again
-    at its end)."""
+    ``improve.student_trunk`` a new network over it; the PPO policy is then kept beside it
+    (``ckpt.ROLLOUT_DIR``) to play its search's rollouts, which it does many times faster.
+    Returns the improved policy's folder: its weights and config, no training state (a run
+    resumed to train longer runs the phase again at its end)."""
     config, steps = run.config, run.progress.env_steps
     settings, seed = config.improve, improvement_seed(config.run.seed)
     student = student_network(run.game, settings, seed)
@@ -594,6 +595,9 @@ def improvement_phase(run: TrainingRun, logger: MetricsLogger) -> Path:
     folder = run.run_dir / ckpt.IMPROVED_DIR
     ckpt.save_model(folder, network, run.game)
     save_config(config if student is None else student_config(config), folder / ckpt.CONFIG_FILE)
+    if student is not None:  # the PPO policy, faster, plays the student's search rollouts
+        ckpt.save_model(folder / ckpt.ROLLOUT_DIR, run.network, run.game)
+        save_config(config, folder / ckpt.ROLLOUT_DIR / ckpt.CONFIG_FILE)
     return folder
 
 
