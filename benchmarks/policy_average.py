@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> None:
         if (other.name, other.options) != (game.name, game.options):
             raise SystemExit(f"error: {name} was trained on {game_label(other)}, not {game_label(game)}")
     try:
-        opponent = make_agent(args.against, game, seed=args.seed + 1)
+        make_agent(args.against, game, seed=args.seed + 1)  # refused before any game
     except ValueError as error:
         raise SystemExit(f"error: {error}") from None
     players: list[Agent] = [
@@ -71,6 +71,8 @@ def main(argv: list[str] | None = None) -> None:
     players.append(AveragedPolicy([network for _, _, network in loaded], name=f"average of {len(loaded)}"))
     matchups = []
     for player in players:
+        # a fresh opponent for each, so that every player meets the same opponent's random stream
+        opponent = make_agent(args.against, game, seed=args.seed + 1)
         result = run_arena(
             game, {player.name: player, args.against: opponent}, args.games, seed=args.seed, opponents=[args.against]
         )
