@@ -36,7 +36,7 @@ setup: $(STAMP)
 demo: $(STAMP)
 	rm -rf runs/demo
 	$(BIN)/python -m arena train --config configs/draw_2p.yaml --name demo \
-		ppo.total_env_steps=4000000 run.time_limit_minutes=4 eval.every=10 eval.games=256
+		ppo.total_env_steps=4000000 run.time_limit_minutes=4 eval.every=10 eval.games=256 improve.positions=0
 	$(BIN)/python -m arena evaluate runs/demo heuristic greedy random --against heuristic greedy random \
 		--games 2000 --seed 12345
 

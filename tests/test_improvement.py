@@ -107,10 +107,13 @@ def test_student_keys_are_checked() -> None:
         (["improve.positions=100", "improve.student_trunk=mlp", "improve.student_hidden_sizes=[8]",
           "improve.student_head=pairs"], r"improve\.student_head must be one of flat, tiles, afterstate"),
         (["improve.student_hidden_sizes=[16]"], r"improve\.student_hidden_sizes and improve\.student_head need"),
-        (STUDENT, r"improve\.student_trunk needs improve\.positions"),
     ):  # fmt: skip
         with pytest.raises(ConfigError, match=message):
             build_config({}, overrides)
+    # improve.positions=0 turns the phase off, its student with it (a shipped config's, on the command line)
+    assert improvement.chunk_count(build_config({}, STUDENT).improve) == 0
+    shipped = load_config("configs/draw_2p.yaml", ["improve.positions=0"])
+    assert shipped.improve.student_trunk == "attention" and improvement.chunk_count(shipped.improve) == 0
 
 
 def test_a_student_is_fitted_over_the_ppo_policy_and_ends_the_run(tmp_path: Path) -> None:

@@ -40,6 +40,7 @@ TINY = [
     "imitation.rounds=1",  # the shipped configs' head start, kept tiny
     "imitation.decisions_per_round=64",
     "imitation.epochs=1",
+    "improve.positions=0",  # the shipped configs' last phase off (tests/test_improvement.py runs it)
 ]
 
 

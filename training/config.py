@@ -404,7 +404,8 @@ BOUNDS: dict[str, Range] = {
 
 def _validate_student(improve: ImprovementConfig) -> None:
     """The improvement phase's new network, if it asks for one: a shape that can be built, and
-    no sizes or head without a trunk to give them to."""
+    no sizes or head without a trunk to give them to. With ``improve.positions: 0`` the phase is
+    off, its student with it, so that a config's phase can be turned off by that one override."""
     if not improve.student_trunk:
         if improve.student_hidden_sizes or improve.student_head != "flat":
             raise ConfigError("improve.student_hidden_sizes and improve.student_head need improve.student_trunk")
@@ -419,8 +420,6 @@ def _validate_student(improve: ImprovementConfig) -> None:
     if improve.student_head not in ACTION_HEADS:
         heads = ", ".join(ACTION_HEADS)
         raise ConfigError(f"improve.student_head must be one of {heads}, got {improve.student_head!r}")
-    if not improve.positions:
-        raise ConfigError("improve.student_trunk needs improve.positions: the phase that fits the student")
 
 
 def _validate(config: TrainConfig) -> None:
