@@ -5,6 +5,7 @@ result under a seed and after a resume, and chunk labels from the policy as fitt
 from __future__ import annotations
 
 import copy
+import shutil
 from pathlib import Path
 
 import pytest
@@ -207,3 +208,14 @@ def test_a_search_labeller_values_the_chunks_and_unanchored_targets_drop_the_pri
         assert len(seen) == 2
         assert all(type(labeller).__name__ == "PIMCAgent" for labeller, _ in seen)
         assert all(prior.any() == anchored for _, prior in seen)
+
+
+def test_a_rollout_network_for_another_game_is_refused(tmp_path: Path) -> None:
+    """The rollout network beside a policy passes a checkpoint's checks against the game searched."""
+    folder = tmp_path / "draw_policy"
+    shutil.copytree(ckpt.PRETRAINED_DIR / "draw_2p", folder)
+    assert load_policy(f"{folder}+search:simulations=8", GAME, seed=1).rollout_network.trunk_kind == "mlp"
+    for name in (ckpt.MODEL_FILE, ckpt.CONFIG_FILE):
+        shutil.copy(ckpt.PRETRAINED_DIR / "block_2p" / name, folder / ckpt.ROLLOUT_DIR / name)
+    with pytest.raises(ckpt.CheckpointError, match="was trained for variant='block'"):
+        load_policy(f"{folder}+search:simulations=8", GAME, seed=1)
