@@ -139,13 +139,20 @@ def test_engine_threads_numba_cannot_use_are_refused_when_the_run_starts(tmp_pat
 @pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.stem)
 def test_every_config_trains_a_few_updates(path: Path, tmp_path: Path) -> None:
     """Each config as written, at a tiny size; one with an improvement phase runs it on a few
-    dozen positions and ends with the improved policy."""
-    phase = load_config(path).improve.positions > 0
-    tiny_phase = ["improve.positions=48", "improve.chunk=24", "improve.minibatch_size=16"] if phase else []
+    dozen positions and ends with the improved policy (its student, when it fits one, with the
+    PPO policy kept beside it for search)."""
+    improve = load_config(path).improve
+    tiny_phase = ["improve.positions=48", "improve.chunk=24", "improve.minibatch_size=16"] if improve.positions else []
+    tiny_phase += ["improve.student_hidden_sizes=[16]"] if improve.student_trunk else []
     config = load_config(path, [*TINY, *tiny_phase, f"run.dir={tmp_path}"])
     folder = train(config, tmp_path / "run")
-    assert folder == tmp_path / "run" / (ckpt.IMPROVED_DIR if phase else "checkpoints/update_000003")
-    network = ckpt.load_network(folder, make_game(config.env.variant, **config.env.options))
+    assert folder == tmp_path / "run" / (ckpt.IMPROVED_DIR if improve.positions else "checkpoints/update_000003")
+    game = make_game(config.env.variant, **config.env.options)
+    network = ckpt.load_network(folder, game)
+    if improve.student_trunk:
+        assert (network.trunk_kind, network.hidden_sizes) == (improve.student_trunk, [16])
+        assert network.action_head == improve.student_head
+        network = ckpt.load_rollout_network(folder, game)
     assert network.hidden_sizes == [32] and network.action_head == config.network.action_head
     assert (tmp_path / "run" / "learning_curve.png").is_file()
     header = (tmp_path / "run" / "metrics.csv").read_text().splitlines()[0]
