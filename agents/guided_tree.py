@@ -114,7 +114,8 @@ def policy_prior(net, observation, mask, probs):
     """Write into ``probs`` the network's probability of each action ``mask`` allows (zero
     elsewhere): :meth:`PolicyNetwork.logits` and the masked softmax, in float32 as torch computes
     them."""
-    if net.attention.embedding.shape[0] > 0:
+    attention = net.attention.embedding.shape[0] > 0
+    if attention:
         encoded = attend(net.attention, observation)
         hidden = encoded[0].copy()
     else:
@@ -123,7 +124,7 @@ def policy_prior(net, observation, mask, probs):
         for layer in range(len(net.trunk_w)):
             hidden = dense(hidden, net.trunk_w[layer], net.trunk_b[layer], True)
     logits = dense(hidden, net.head_w, net.head_b, False)
-    if encoded.shape[1] > 0:
+    if attention:
         add_play_scores(net.attention, encoded, mask, logits)
     if net.plays.shape[0] > 0:
         targets = dense(hidden, net.tile_w, net.tile_b, False)
