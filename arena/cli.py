@@ -167,7 +167,7 @@ def load_policy(name: str, game: Game, seed: int, deterministic: bool = True) ->
             raise UsageError(" ".join(str(error).split())) from None
     with train_extra("trained policies and checkpoints"):
         from agents.policy import PolicyAgent
-        from agents.policy_search import SUFFIX, PolicySearchAgent, split_spec
+        from agents.policy_search import SUFFIX, split_spec
         from training import checkpoint as ckpt
     checkpoint = searched_checkpoint(name) or name
     path = ckpt.resolve_checkpoint(checkpoint)
@@ -181,9 +181,10 @@ def load_policy(name: str, game: Game, seed: int, deterministic: bool = True) ->
     network = ckpt.load_network(path, game)
     if checkpoint != name:
         options = split_spec(name)[1]
-        rollout = ckpt.load_rollout_network(path, game)  # a faster network it was fitted over, if any
         try:
-            return PolicySearchAgent(game, network, name=label + SUFFIX, seed=seed, rollout_network=rollout, **options)
+            return ckpt.load_search_agent(path, game, network, name=label + SUFFIX, seed=seed, **options)
+        except ckpt.CheckpointError:  # its rollout network's: printed as any checkpoint's
+            raise
         except (TypeError, ValueError) as error:  # its search options out of range
             raise UsageError(" ".join(str(error).split())) from None
     return PolicyAgent(network, name=label, deterministic=deterministic, seed=seed)

@@ -25,7 +25,6 @@ import torch
 
 from agents.endgame import check_solvable, new_solver, solved_values
 from agents.policy import PolicyAgent
-from agents.policy_search import PolicySearchAgent
 from benchmarks import nonnegative_int, policy_or_exit, positive_int
 from training import checkpoint as ckpt
 
@@ -43,8 +42,7 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(f"error: {args.policy!r} plays {game.name}; only Draw spends its boneyard")
     check_solvable(args.policy, game)
     policy = PolicyAgent(network)
-    rollout = ckpt.load_rollout_network(folder, game)
-    search = PolicySearchAgent(game, network, simulations=args.simulations, seed=3, rollout_network=rollout)
+    search = ckpt.load_search_agent(folder, game, network, simulations=args.simulations, seed=3)
     solver = new_solver(game)
     state = game.new_state(1)
     mask = np.zeros(game.num_actions, np.int8)

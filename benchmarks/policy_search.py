@@ -26,7 +26,7 @@ import torch
 from agents import make_agent
 from agents.base import Agent
 from agents.policy import PolicyAgent
-from agents.policy_search import SUFFIX, PolicySearchAgent
+from agents.policy_search import SUFFIX
 from arena.evaluation import run_arena
 from arena.matchup import Matchup
 from arena.ship import EVALUATION_SEED, SEARCH_AGENTS, ladder_search_agent
@@ -56,7 +56,6 @@ def measure(
     folder, game, network = policy_or_exit(config)
     config = folder.name if folder.parent == ckpt.PRETRAINED_DIR else config
     agents: list[tuple[Agent, int]] = [(PolicyAgent(network, name=config), 0)] if alone else []
-    rollout = ckpt.load_rollout_network(folder, game)  # as `arena evaluate NAME+search` searches it
     try:  # every agent is built, and so checked, before the first game
         for name in against:
             opponent(name, game)
@@ -67,8 +66,8 @@ def measure(
             named = [f"{key}={value:g}" for key, value in settings.items() if value]
             named += [f"belief={belief}"] * bool(belief)
             name = config + SUFFIX + (":" + ",".join(named) if named else "")
-            search = PolicySearchAgent(
-                game, network, name, n, seed=3, belief=belief, rollout_network=rollout, **settings
+            search = ckpt.load_search_agent(
+                folder, game, network, name=name, simulations=n, seed=3, belief=belief, **settings
             )
             agents.append((search, n))
     except ValueError as error:

@@ -137,6 +137,9 @@ def test_a_student_is_fitted_over_the_ppo_policy_and_ends_the_run(tmp_path: Path
     searched = load_policy(f"{run}+search:simulations=8", GAME, seed=1)
     assert same(searched.network.state_dict(), student.state_dict()) and searched.rollout_network is not None
     assert same(searched.rollout_network.state_dict(), weights_at(plain))
+    direct = ckpt.load_search_agent(run, GAME, simulations=8)  # the benchmarks' way to the same pair
+    assert same(direct.network.state_dict(), student.state_dict())
+    assert same(direct.rollout_network.state_dict(), weights_at(plain))
     tree = load_policy(f"{run}+search:tree=1", GAME, seed=1).tree
     assert tree.weights.attention.embedding.size == 0  # the tree's prior is the MLP rollout network's
     assert ckpt.load_rollout_network(plain, GAME) is None  # a run without a student searches with its own policy

@@ -26,7 +26,7 @@ import json
 import math
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -38,6 +38,9 @@ from domino_env import make_game
 from domino_env.game import Game
 from training.config import ConfigError, TrainConfig, load_config, resume_changes
 from training.critic_inputs import critic_input_size
+
+if TYPE_CHECKING:
+    from agents.policy_search import PolicySearchAgent
 
 MODEL_FILE = "model.safetensors"
 CONFIG_FILE = "config.yaml"
@@ -103,6 +106,20 @@ def load_rollout_network(path: str | Path, game: Game) -> PolicyNetwork | None:
     checkpoint), or None when it has none and plays its own rollouts."""
     folder = model_path(path).parent / ROLLOUT_DIR
     return load_network(folder, game) if (folder / MODEL_FILE).is_file() else None
+
+
+def load_search_agent(
+    path: str | Path, game: Game, network: PolicyNetwork | None = None, **options: Any
+) -> PolicySearchAgent:
+    """``NAME+search`` over the policy at ``path`` (``network``, when the caller loaded it
+    already): its network gives the prior at the root and its :func:`load_rollout_network`, where
+    it has one, plays the rollouts. Every caller builds it here, since an attention policy
+    searched without its rollout network costs some twenty times as much a move. ``options`` are
+    :class:`~agents.policy_search.PolicySearchAgent`'s; a bad one raises ValueError."""
+    from agents.policy_search import PolicySearchAgent  # numba: only where search is played
+
+    network = load_network(path, game) if network is None else network
+    return PolicySearchAgent(game, network, rollout_network=load_rollout_network(path, game), **options)
 
 
 def latest_checkpoint(run_dir: str | Path) -> Path | None:
