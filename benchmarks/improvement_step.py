@@ -40,6 +40,7 @@ from pathlib import Path
 
 import numba
 import torch
+from tqdm import tqdm
 
 from agents.network import ACTION_HEADS, TRUNKS, network_shape_problem
 from agents.policy import PolicyAgent
@@ -124,14 +125,16 @@ def main(argv: list[str] | None = None) -> None:
     if not args.skip_start:
         row("as it was", start, "| ")
     started, loss, labelled = time.perf_counter(), math.nan, 0
-    chunks = improvement_chunks(
-        game, network, settings, args.seed, torch.device("cpu"), iterate=args.iterate, player=player
-    )
-    for stats in chunks:
-        loss, labelled = stats["loss"], int(stats["positions"])
-        seconds = time.perf_counter() - started
-        print(f"chunk {stats['chunk']:.0f}: {labelled:,} positions, loss {loss:.4f} ({seconds:.0f} s)",
-              file=sys.stderr, flush=True)  # fmt: skip
+    with tqdm(total=settings.positions, desc="positions valued", unit="position") as bar:  # on stderr
+        chunks = improvement_chunks(
+            game, network, settings, args.seed, torch.device("cpu"), iterate=args.iterate, player=player,
+            advance=bar.update, log=lambda line: tqdm.write(line, file=sys.stderr),
+        )  # fmt: skip
+        for stats in chunks:
+            loss, labelled = stats["loss"], int(stats["positions"])
+            seconds = time.perf_counter() - started
+            tqdm.write(f"chunk {stats['chunk']:.0f}: {labelled:,} positions, loss {loss:.4f} ({seconds:.0f} s)",
+                       file=sys.stderr)  # fmt: skip
     seconds = time.perf_counter() - started
     if args.save:
         ckpt.save_model(Path(args.save), network, game)

@@ -175,6 +175,28 @@ def test_each_chunk_is_labelled_by_the_policy_as_fitted_so_far_unless_frozen(mon
         assert not same(fitted[-1], start)
 
 
+@pytest.mark.parametrize("labeller", ["", "pimc:simulations=8"])
+def test_progress_counts_every_position_valued_and_says_when_each_fit_begins(labeller: str) -> None:
+    """The bar's ``update`` hears of each position as it is valued (by rollouts or by search),
+    all of a chunk's before the line that its fit begins, and nothing after."""
+    events: list[tuple[str, int]] = []
+    settings = ImprovementConfig(positions=40, chunk=20, minibatch_size=16, labeller=labeller)
+    chunks = improvement.improvement_chunks(
+        GAME, network_for(GAME, [32]), settings, 3, torch.device("cpu"),
+        advance=lambda count: events.append(("valued", count)), log=lambda line: events.append((line, 0)),
+    )  # fmt: skip
+    for stats in chunks:
+        events.append(("fitted", int(stats["positions"])))
+    lines = [i for i, (what, _) in enumerate(events) if what.startswith("improvement chunk")]
+    fitted = [i for i, (what, _) in enumerate(events) if what == "fitted"]
+    assert len(lines) == len(fitted) == 2 and all(line == fit - 1 for line, fit in zip(lines, fitted, strict=True))
+    assert events[lines[0]][0].startswith("improvement chunk 1/2:")
+    valued = [count for what, count in events if what == "valued"]
+    assert all(count > 0 for count in valued)
+    assert sum(count for what, count in events[: lines[0]] if what == "valued") == events[fitted[0]][1]
+    assert sum(valued) == events[fitted[-1]][1]  # every position the two chunks fitted, each once
+
+
 def test_the_phase_trains_on_deals_of_its_own() -> None:
     config = build_config({}, ["improve.positions=2500000", "improve.chunk=1000000", "run.seed=4"])
     seeds = training_seeds(config)

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import copy
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -145,8 +146,17 @@ def centred(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return np.where(legal, kept - mean, 0.0).astype(np.float32)
 
 
+# Told how many more positions were valued, as labelling goes: ``tqdm(...).update``.
+Advance = Callable[[int], object]
+
+
 def move_values(
-    game: Game, network: PolicyNetwork, states: np.ndarray, mask: np.ndarray, opponent: Agent | None = None
+    game: Game,
+    network: PolicyNetwork,
+    states: np.ndarray,
+    mask: np.ndarray,
+    opponent: Agent | None = None,
+    advance: Advance | None = None,
 ) -> np.ndarray:
     """``[N, A]``: the result for the seat to act in ``states[i]`` of each legal move of
     ``mask[i]``, one rollout of ``network`` from that real state (every move of a position from
@@ -159,10 +169,14 @@ def move_values(
         rows, moves = np.nonzero(mask[start : start + ROLLOUT_CHUNK])
         rows += start
         values[rows, moves] = policy_rollouts(game, network, states[rows], moves, seats[rows], opponent=opponent)
+        if advance is not None:
+            advance(len(mask[start : start + ROLLOUT_CHUNK]))
     return values
 
 
-def search_values(game: Game, labeller: Agent, states: np.ndarray, mask: np.ndarray) -> np.ndarray:
+def search_values(
+    game: Game, labeller: Agent, states: np.ndarray, mask: np.ndarray, advance: Advance | None = None
+) -> np.ndarray:
     """``[N, A]``: each legal move's mean result over the worlds ``labeller`` (a search agent:
     :func:`agents.registry.check_labeller`) samples from what the seat to act in ``states[i]``
     knows; 0 at illegal moves. Where the search's moves differ from ``mask[i]``'s, the
@@ -173,6 +187,8 @@ def search_values(game: Game, labeller: Agent, states: np.ndarray, mask: np.ndar
         if not np.array_equal(legal, np.flatnonzero(mask[i])):
             raise RuntimeError(f"position {i}: the labeller's legal moves are not the recorded ones")
         values[i, legal] = means
+        if advance is not None:
+            advance(1)
     return values
 
 
@@ -185,6 +201,7 @@ def label_positions(
     deadline: float = math.inf,
     opponent: Agent | None = None,
     labeller: Agent | None = None,
+    advance: Advance | None = None,
 ) -> ActionValues | None:
     """About ``positions`` unforced positions reached by ``network`` sampling every seat's moves
     on the deals of ``seed``, each move valued by :func:`move_values`; None when ``deadline`` (a
@@ -193,7 +210,8 @@ def label_positions(
     those of playing on against it. With a ``labeller`` (PIMC), the moves are valued
     by its search from the seat's own knowledge instead (:func:`search_values`): many worlds a
     position and the labeller's rollout player, where a rollout sees one world, the real one.
-    ``network`` is copied to the CPU."""
+    ``advance``, where given, is told of the positions valued as they are. ``network`` is
+    copied to the CPU."""
     player = copy.deepcopy(network).cpu().eval()
     driver = PolicyAgent(player, "student", deterministic=False, seed=seed + 2)
     if opponent is None:
@@ -208,9 +226,9 @@ def label_positions(
     if data is None:
         return None
     if labeller is None:
-        values = move_values(game, player, states, data.mask, opponent)
+        values = move_values(game, player, states, data.mask, opponent, advance)
     else:
-        values = search_values(game, labeller, states, data.mask)
+        values = search_values(game, labeller, states, data.mask, advance)
     prior = legal_log_probs(player, data.obs, data.mask)
     return ActionValues(data.obs, data.mask, values, prior)
 

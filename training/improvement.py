@@ -21,14 +21,14 @@ from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import torch
 
 from agents.network import PolicyNetwork, network_for
 from agents.registry import check_labeller, make_agent
 from domino_env.game import Game
-from training.action_values import fit_improvement, label_positions
+from training.action_values import Advance, fit_improvement, label_positions
 from training.config import ImprovementConfig
 
 CHUNK_SEED = 4_000_037  # chunk k's deals come from seed + k * CHUNK_SEED
@@ -74,6 +74,8 @@ def improvement_chunks(
     iterate: bool = True,
     max_grad_norm: float = 0.5,
     player: PolicyNetwork | None = None,
+    advance: Advance | None = None,
+    log: Callable[[str], object] | None = None,
 ) -> Iterator[dict[str, float]]:
     """Fit ``network`` in place, chunk by chunk, as ``settings`` says; after each chunk, yields
     its figures (``positions`` so far, the fit's ``loss``). The labelling policy is ``network``
@@ -81,7 +83,9 @@ def improvement_chunks(
     over it, its values averaged over every chunk). A ``player`` given is the labelling policy
     instead, frozen: it reaches the positions and its log-probabilities anchor the targets, so
     a network of another shape (``network.trunk: attention``) can be fitted from scratch to one
-    step over a trained policy."""
+    step over a trained policy. ``advance`` is told of each chunk's positions as they are
+    valued (a progress bar's ``update``), and ``log`` when a chunk's fit begins: the fit of a
+    large student can take as long as the labelling."""
     opponent = make_agent(settings.opponent, game, seed=seed) if settings.opponent else None
     labeller = None
     if settings.labeller:
@@ -95,7 +99,12 @@ def improvement_chunks(
         seed_k = chunk_seed(seed, chunk)
         num_envs = max(1, min(MAX_ROLLOUT_ENVS, size // 16))
         player = network if start is None else start
-        data = label_positions(game, player, size, num_envs, seed_k, opponent=opponent, labeller=labeller)
+        data = label_positions(
+            game, player, size, num_envs, seed_k, opponent=opponent, labeller=labeller, advance=advance
+        )
+        if log is not None:
+            log(f"improvement chunk {chunk + 1}/{chunk_count(settings)}: {len(data):,} positions valued, "
+                f"fitting them for {settings.epochs} epochs")  # fmt: skip
         if not settings.anchored:  # the targets are then the values alone (ActionValues.targets)
             data.prior[:] = 0.0
         stats = fit_improvement(

@@ -49,7 +49,7 @@ from training.config import ConfigError, NetworkConfig, TrainConfig, save_config
 from training.critic_inputs import critic_input_size, hidden_tiles
 from training.distill import distill_round
 from training.imitation import imitate
-from training.improvement import chunk_count, improvement_chunks, improvement_seed, student_network
+from training.improvement import improvement_chunks, improvement_seed, student_network
 from training.logger import END_PHASE, MetricsLogger
 from training.pool import SELF, OpponentPool
 
@@ -581,12 +581,14 @@ def improvement_phase(run: TrainingRun, logger: MetricsLogger) -> Path:
     settings, seed = config.improve, improvement_seed(config.run.seed)
     student = student_network(run.game, settings, seed)
     network = run.network if student is None else student.to(run.device)
-    chunks = improvement_chunks(
-        run.game, network, settings, seed, run.device, max_grad_norm=config.ppo.max_grad_norm,
-        player=None if student is None else run.network,
-    )  # fmt: skip
-    for stats in tqdm(chunks, total=chunk_count(settings), desc="improvement", unit="chunk"):
-        logger.log(steps, {f"{END_PHASE}{key}": value for key, value in stats.items()})
+    with tqdm(total=settings.positions, desc="improvement: positions valued", unit="position") as bar:
+        chunks = improvement_chunks(
+            run.game, network, settings, seed, run.device, max_grad_norm=config.ppo.max_grad_norm,
+            player=None if student is None else run.network, advance=bar.update, log=tqdm.write,
+        )  # fmt: skip
+        for stats in chunks:
+            bar.set_postfix(loss=f"{stats['loss']:.4f}")
+            logger.log(steps, {f"{END_PHASE}{key}": value for key, value in stats.items()})
     strength = {f"{END_PHASE}{key.removeprefix('eval/')}": value for key, value in evaluate(run, network).items()}
     logger.log(steps, strength)
     tqdm.write(
