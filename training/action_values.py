@@ -166,11 +166,12 @@ def move_values(
     values = np.zeros(mask.shape, np.float32)
     seats = np.array([game.current_seat(states, i) for i in range(len(states))], np.int64)
     for start in range(0, len(states), ROLLOUT_CHUNK):
-        rows, moves = np.nonzero(mask[start : start + ROLLOUT_CHUNK])
+        block = mask[start : start + ROLLOUT_CHUNK]
+        rows, moves = np.nonzero(block)
         rows += start
         values[rows, moves] = policy_rollouts(game, network, states[rows], moves, seats[rows], opponent=opponent)
         if advance is not None:
-            advance(len(mask[start : start + ROLLOUT_CHUNK]))
+            advance(len(block))
     return values
 
 

@@ -94,7 +94,8 @@ def improvement_chunks(
     frozen = player if player is not None else None if iterate else network
     start = None if frozen is None else copy.deepcopy(frozen).eval()
     labelled = 0
-    for chunk in range(chunk_count(settings)):
+    chunks = chunk_count(settings)
+    for chunk in range(chunks):
         size = min(settings.chunk, settings.positions - chunk * settings.chunk)
         seed_k = chunk_seed(seed, chunk)
         num_envs = max(1, min(MAX_ROLLOUT_ENVS, size // 16))
@@ -103,7 +104,7 @@ def improvement_chunks(
             game, player, size, num_envs, seed_k, opponent=opponent, labeller=labeller, advance=advance
         )
         if log is not None:
-            log(f"improvement chunk {chunk + 1}/{chunk_count(settings)}: {len(data):,} positions valued, "
+            log(f"improvement chunk {chunk + 1}/{chunks}: {len(data):,} positions valued, "
                 f"fitting them for {settings.epochs} epochs")  # fmt: skip
         if not settings.anchored:  # the targets are then the values alone (ActionValues.targets)
             data.prior[:] = 0.0
