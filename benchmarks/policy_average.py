@@ -1,7 +1,7 @@
 """Does a vote of several trained policies play better than each of them?
 
     python -m benchmarks.policy_average draw_4p_partners runs/seed2 runs/seed3 [--against heuristic]
-        [--games 16000] [--seed 12345]
+        [--games 16000] [--seed 12345] [--no-members]
 
 Each member, then their average, plays against a table of ``--against`` on the same deals, seats
 rotated. The average plays the legal action with the highest mean log-probability over the
@@ -52,6 +52,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--against", default="heuristic", help="the agent whose table each plays")
     parser.add_argument("--games", type=positive_int, default=16000)
     parser.add_argument("--seed", type=nonnegative_int, default=12345, help="the deals (12345: the README's table)")
+    parser.add_argument(
+        "--no-members", action="store_true", help="play only the average (the members' rows are known already)"
+    )
     args = parser.parse_args(argv)
     if len(args.members) < 2:
         raise SystemExit("error: name two policies or more to average")
@@ -65,9 +68,9 @@ def main(argv: list[str] | None = None) -> None:
         make_agent(args.against, game, seed=args.seed + 1)  # refused before any game
     except ValueError as error:
         raise SystemExit(f"error: {error}") from None
-    players: list[Agent] = [
-        PolicyAgent(network, name=name) for name, (_, _, network) in zip(args.members, loaded, strict=True)
-    ]
+    players: list[Agent] = []
+    if not args.no_members:
+        players += [PolicyAgent(network, name=name) for name, (_, _, network) in zip(args.members, loaded, strict=True)]
     players.append(AveragedPolicy([network for _, _, network in loaded], name=f"average of {len(loaded)}"))
     matchups = []
     for player in players:

@@ -44,3 +44,14 @@ def test_members_of_different_games_are_refused(capsys) -> None:
         main(["draw_2p", "block_2p", "--games", "4"])
     with pytest.raises(SystemExit, match="two policies or more"):
         main(["draw_2p"])
+
+
+def test_no_members_plays_the_average_alone_on_the_same_deals(capsys) -> None:
+    main(["draw_2p", "draw_2p", "--games", "16", "--against", "random"])
+    both = capsys.readouterr().out
+    main(["draw_2p", "draw_2p", "--games", "16", "--against", "random", "--no-members"])
+    alone = capsys.readouterr().out
+    rows = [line for line in alone.splitlines() if line.startswith("| ") and "random" in line]
+    assert [row.split(" | ")[0].strip("| ") for row in rows] == ["average of 2"]
+    same_games = rows[0].rsplit(" | ", 1)[0]  # all but the time a move
+    assert any(line.startswith(same_games) for line in both.splitlines())
