@@ -265,3 +265,12 @@ def test_the_shell_checks_catch_mistakes() -> None:
         "`python examples/nothing.py`: no such file",
         "`make tset`: no such target in the Makefile",
     ]
+
+
+def test_every_benchmark_script_is_in_the_benchmarks_index() -> None:
+    """docs/benchmarks.md lists every script in benchmarks/, so a newcomer finds the one that
+    prints a figure without reading the code."""
+    index = (ROOT / "docs" / "benchmarks.md").read_text().split("## Every benchmark script", 1)[-1]
+    listed = set(re.findall(r"^\| `(\w+)` \|", index, re.MULTILINE))
+    scripts = {path.stem for path in (ROOT / "benchmarks").glob("*.py") if path.stem != "__init__"}
+    assert listed == scripts, f"missing: {sorted(scripts - listed)}, not scripts: {sorted(listed - scripts)}"
