@@ -65,11 +65,57 @@ def test_belief_history_prints_each_kind_of_history_beside_the_observation(capsy
 
 
 def test_belief_search_plays_a_belief_driven_search_against_uniform_and_the_heuristic(capsys) -> None:
-    belief_search.main(["--agents", "pimc", "--simulations", "4", "--games", "4"])
+    belief_search.main(["--agents", "pimc", "--simulations", "4", "--games", "4", "--positions", "30", "--worlds", "8"])
     rows = {tuple(row) for row in table_rows(capsys.readouterr().out)}  # printed as played, then as a table
     assert [row[2] for row in sorted(rows)] == ["heuristic", "pimc (uniform)"]
     for row in rows:
         assert row[1] == "pimc:belief=draw_2p" and row[4] == "4" and 0 <= rate(row[5]) <= 1
+        assert 0 < float(row[7]) < 2  # the log-loss of its worlds, nats per hidden tile
+
+
+def test_the_ceiling_rows_run_from_knowing_the_hands_to_uniform_worlds(capsys) -> None:
+    """``--arms true --doubts``: with no doubt the worlds hold the real hands (log-loss near 0);
+    with doubt 1 every place weighs alike and their log-loss is uniform worlds' own."""
+    belief_search.main([
+        "--agents", "pimc", "--arms", "true", "--doubts", "0", "0.5", "1", "--simulations", "4", "--games", "4",
+        "--positions", "60", "--worlds", "64",
+    ])  # fmt: skip
+    out = capsys.readouterr().out
+    uniform = float(out.split("uniform worlds' log-loss ")[1].split()[0])
+    losses = {row[1]: float(row[7]) for row in table_rows(out) if row[2] == "pimc (uniform)"}
+    assert list(losses) == ["pimc:true places", "pimc:true places, doubt 0.5", "pimc:true places, doubt 1"]
+    knowing, half, guessing = losses.values()
+    assert knowing < 0.05 < half < guessing and abs(guessing - uniform) < 0.05 * uniform
+
+
+@pytest.mark.parametrize("config", ["draw_2p", "draw_4p_partners"])
+def test_the_ceiling_of_any_belief_draws_the_real_hands_and_a_shuffled_pile(config) -> None:
+    """``--arms true``'s search: every world it draws holds each hidden tile where it really is,
+    so the other seats' hands are the real ones and only the pile's order is left to chance."""
+    import numpy as np
+
+    from agents import make_agent
+    from domino_env.variants import make_game
+
+    variant, options = belief.CONFIGS[config]
+    game = make_game(variant, **options)
+    agent = belief_search.knowing_the_places(make_agent(f"pimc:simulations=4,belief={config}", game, seed=1), game)
+    rng = np.random.default_rng(3)
+    state, world, mask = game.new_state(1), game.new_state(1), np.zeros(game.num_actions, np.int8)
+    piles_differ = False
+    for deal in range(6):
+        game.seed(state, 0, deal)
+        game.start(state, 0)
+        while not game.is_over(state, 0):
+            seat = game.current_seat(state, 0)
+            agent.believe(state, 0)
+            game.determinize_weighted(state, 0, seat, world, 0, agent.space.weights)
+            real, drawn = state["location"][0, : game.num_tiles], world["location"][0, : game.num_tiles]
+            np.testing.assert_array_equal(drawn, real)  # every tile in its own hand, the pile or on the table
+            piles_differ |= not np.array_equal(world["boneyard"][0], state["boneyard"][0])
+            game.legal_mask(state, 0, mask)
+            game.step(state, 0, int(rng.choice(np.flatnonzero(mask))))
+    assert piles_differ  # the pile's order is still drawn
 
 
 def test_distill_rounds_prints_a_row_per_round(capsys) -> None:
@@ -130,6 +176,7 @@ def test_policy_search_prints_the_policy_alone_and_with_search(capsys) -> None:
         ("belief", ["--eval-seed", "-1"], "--eval-seed: must be a whole number from 0, not '-1'"),
         ("belief_history", ["--positions", "0"], "--positions: must be a positive whole number"),
         ("belief_search", ["--games", "1.5"], "--games: must be a positive whole number"),
+        ("belief_search", ["--doubts", "1.5"], "--doubts: must be a number from 0 to 1, not '1.5'"),
         ("distill_rounds", ["block_2p", "--temperature", "0"], "--temperature: must be a positive number"),
         ("distill_targets", ["draw_2p", "--learning-rate", "nan"], "--learning-rate: must be a positive number"),
         ("endgame", ["--simulations", "0"], "--simulations: must be a positive whole number"),

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -264,10 +265,14 @@ def slot_weighted(game: Game, observations: np.ndarray) -> np.ndarray:
     return np.divide(weights, total, out=np.zeros_like(weights), where=total > 0)
 
 
-def sampled_uniform(game: Game, data: Positions, samples: int, seed: int) -> np.ndarray:
-    """``[N, T, P]``: the uniform-consistent marginals, from ``samples`` worlds per position drawn
-    by ``Game.determinize`` (what the search agents sample), smoothed toward :func:`slot_weighted`
-    with the weight of one draw."""
+def sampled_marginals(
+    game: Game, data: Positions, samples: int, seed: int, weights: Callable[[int], np.ndarray] | None = None
+) -> np.ndarray:
+    """``[N, T, P]``: the marginals of the worlds a search draws, from ``samples`` worlds per
+    position: uniform-consistent ones by ``Game.determinize`` (what the search agents sample by
+    default), or with ``weights(i)`` (position ``i``'s ``[P + 1, T]`` place weights) those of
+    ``Game.determinize_weighted``; smoothed toward :func:`slot_weighted` with the weight of one
+    draw, so that a place no draw reached keeps a finite log-loss."""
     players, tiles = game.num_players, game.num_tiles
     counts = np.zeros((len(data), tiles, players), np.float64)
     out = game.new_state(1)
@@ -275,8 +280,12 @@ def sampled_uniform(game: Game, data: Positions, samples: int, seed: int) -> np.
     relative = np.arange(tiles)
     for i in range(len(data)):
         observer = int(data.seat[i])
+        given = None if weights is None else game.checked_weights(weights(i))
         for _ in range(samples):
-            game.determinize(data.state, i, observer, out, 0)
+            if given is None:
+                game.determinize(data.state, i, observer, out, 0)
+            else:
+                game.rules.determinize_weighted(data.state, game.packed_config, i, observer, out, 0, given)
             location = out[0]["location"][:tiles].astype(np.int64)
             place = np.where(location >= 0, (location - observer) % players - 1, players - 1)
             counts[i, relative, place] += 1
@@ -301,5 +310,5 @@ def scores(probabilities: np.ndarray, data: Positions) -> dict[str, float]:
 def evaluate(model: BeliefModel, data: Positions, samples: int, seed: int) -> dict[str, float]:
     """The model's and the uniform baseline's scores on held-out ``data``."""
     ours = scores(model.probabilities(data.obs), data)
-    uniform = scores(sampled_uniform(model.game, data, samples, seed), data)
+    uniform = scores(sampled_marginals(model.game, data, samples, seed), data)
     return {f"model_{k}": v for k, v in ours.items()} | {f"uniform_{k}": v for k, v in uniform.items()}
