@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import math
 import time
+from collections.abc import Callable
 
 import numpy as np
 import torch
@@ -73,7 +74,9 @@ def knowing_the_places(agent: Agent, game: Game, doubt: float = 0.0) -> Agent:
     return agent
 
 
-def worlds_log_loss(game: Game, data: Positions, worlds: int, weights=None) -> float:
+def worlds_log_loss(
+    game: Game, data: Positions, worlds: int, weights: Callable[[int], np.ndarray] | None = None
+) -> float:
     """Log-loss of the marginals of the worlds drawn with ``weights(i)`` (uniform ones: None)."""
     return scores(sampled_marginals(game, data, worlds, seed=LOG_LOSS_SEED, weights=weights), data)["log_loss"]
 
