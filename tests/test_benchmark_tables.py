@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import importlib
 
+import numpy as np
 import pytest
 
+from agents import make_agent
 from benchmarks import (
     belief,
     belief_history,
@@ -22,6 +24,7 @@ from benchmarks import (
     imitation_fidelity,
     policy_search,
 )
+from domino_env.variants import make_game
 
 
 def table_rows(out: str) -> list[list[str]]:
@@ -92,11 +95,6 @@ def test_the_ceiling_rows_run_from_knowing_the_hands_to_uniform_worlds(capsys) -
 def test_the_ceiling_of_any_belief_draws_the_real_hands_and_a_shuffled_pile(config) -> None:
     """``--arms true``'s search: every world it draws holds each hidden tile where it really is,
     so the other seats' hands are the real ones and only the pile's order is left to chance."""
-    import numpy as np
-
-    from agents import make_agent
-    from domino_env.variants import make_game
-
     variant, options = belief.CONFIGS[config]
     game = make_game(variant, **options)
     agent = belief_search.knowing_the_places(make_agent(f"pimc:simulations=4,belief={config}", game, seed=1), game)
