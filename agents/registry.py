@@ -103,5 +103,5 @@ def check_labeller(agent: Agent, spec: str) -> Agent:
     """``agent`` if it can value each move of a position (``action_values``, as PIMC does), so
     that a policy can be fitted to its values (``improve.labeller``); else a one-line ValueError."""
     if not callable(getattr(agent, "action_values", None)):
-        raise ValueError(f"{spec!r} does not value each move of a position; a labeller is pimc")
+        raise ValueError(f"{spec!r} does not value each move of a position; a labeller is pimc or ismcts")
     return agent

@@ -530,10 +530,20 @@ class ISMCTSAgent(SearchAgent):
         return cls.check_budget(**budget) | {"explore": bounded_float(cls.name, "explore", explore, 0, MAX_EXPLORE)}
 
     def act_state(self, state: np.ndarray, g: int) -> int:
+        return self.action_values(state, g)[0]
+
+    def action_values(self, state: np.ndarray, g: int) -> tuple[int, np.ndarray, np.ndarray]:
+        """The move :meth:`act_state` plays in game ``g`` (the most visited root child), with
+        the legal actions and the acting seat's mean result over the iterations that went through
+        each: the value of the move followed by the tree's own improving play, where PIMC's is
+        followed by the rollout strategy (for fitting a policy to it: :mod:`training.action_values`).
+        A legal move the search never tried (a budget smaller than the moves) is -inf; a forced
+        move is not searched: its mean is NaN."""
         only = self.forced(state, g)
         if only is not None:
-            return only
-        root_mask = self.mask.copy()
+            return only, np.array([only]), np.full(1, np.nan)
+        root_mask = self.mask.copy()  # the search overwrites the mask
+        legal = np.flatnonzero(root_mask)
         seat = self.game.current_seat(state, g)
         self.believe(state, g)
         capacity = self.simulations + 1 if self.milliseconds is None else TIME_CAPACITY
@@ -547,14 +557,18 @@ class ISMCTSAgent(SearchAgent):
             tree_search(sim, tree, state, cfg, g, iterations, self.sample, self.explore, self.space)
 
         self.spend(search_chunk)
+        means = np.full(self.game.num_actions, -np.inf)
         best, most = -1, -1.0
         child = tree.first_child[0]
         while child != NO_NODE:
             action = int(tree.action[child])
-            if tree.actor[child] == seat and root_mask[action] and tree.visits[child] > most:
-                best, most = action, tree.visits[child]
+            if tree.actor[child] == seat and root_mask[action]:
+                if tree.visits[child] > 0:
+                    means[action] = tree.value[child] / tree.visits[child]
+                if tree.visits[child] > most:  # ties: the child added last
+                    best, most = action, tree.visits[child]
             child = tree.sibling[child]
-        return best
+        return best, legal, means[legal]
 
 
 class OracleAgent(ISMCTSAgent):

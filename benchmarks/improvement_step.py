@@ -6,6 +6,7 @@ policy as it was.
         [--temperature 0.05] [--epochs 2] [--iterate] [--opponent heuristic] [--games 2000]
         [--against pimc ismcts] [--heuristic-games 16000] [--save DIR]
         [--student attention 64 64 [--student-head flat]] [--anneal]
+        [--labeller ismcts:simulations=2000 [--workers 2]]
 
 The policy (a shipped one or a checkpoint) reaches ``--positions`` unforced positions playing
 every seat, ``--chunk`` at a time; every legal move of each is played out once from the real
@@ -15,7 +16,9 @@ given, frozen (one improvement step over it, its values averaged over every chun
 ``--iterate`` the fitted policy as it stands after each chunk (approximate policy iteration).
 With ``--opponent heuristic`` the positions are the policy's turns in games against a table of
 heuristics and the heuristic plays the other seats of every rollout, so the values are those of
-playing against its table. With ``--student TRUNK SIZE...``, a new network of that trunk and
+playing against its table. With ``--labeller`` a search agent values every legal move from what
+the seat to act knows instead (PIMC's mean over its worlds, ISMCTS's root means), its searches
+shared by ``--workers`` processes. With ``--student TRUNK SIZE...``, a new network of that trunk and
 those sizes is fitted from scratch instead, to one step over the policy: the policy, frozen,
 reaches the positions and anchors the targets. ``--anneal`` takes each chunk's learning rate down
 to zero over its passes. The fitted policy then plays its most likely
@@ -65,6 +68,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--unanchored", action="store_true", help="fit values / T alone, not log prior + values / T")
     parser.add_argument("--opponent", help="an agent (heuristic) playing the other seats of every rollout")
     parser.add_argument("--labeller", help="a search agent (pimc:simulations=64) valuing the moves instead")
+    parser.add_argument("--workers", type=positive_int, default=1, help="processes sharing the labeller's searches")
     parser.add_argument("--epochs", type=positive_int, default=DEFAULTS.epochs, help="passes over each chunk")
     parser.add_argument("--learning-rate", type=positive_float, default=DEFAULTS.learning_rate)
     parser.add_argument("--anneal", action="store_true", help="the rate falls to zero over each chunk's passes")
@@ -128,7 +132,7 @@ def main(argv: list[str] | None = None) -> None:
     with tqdm(total=settings.positions, desc="positions valued", unit="position") as bar:  # on stderr
         chunks = improvement_chunks(
             game, network, settings, args.seed, torch.device("cpu"), iterate=args.iterate, player=player,
-            advance=bar.update, log=lambda line: tqdm.write(line, file=sys.stderr),
+            advance=bar.update, log=lambda line: tqdm.write(line, file=sys.stderr), workers=args.workers,
         )  # fmt: skip
         for stats in chunks:
             loss, labelled = stats["loss"], int(stats["positions"])

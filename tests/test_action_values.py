@@ -18,6 +18,7 @@ from agents.registry import check_labeller, make_agent
 from benchmarks.improvement_step import main as improvement_main
 from domino_env import make_game
 from domino_env.game import Game
+from training import action_values
 from training import checkpoint as ckpt
 from training.action_values import (
     ActionValues,
@@ -276,6 +277,46 @@ def test_a_search_labeller_values_each_move_as_its_own_search_does(variant, opti
         np.testing.assert_array_equal(moves, np.flatnonzero(recorder_data.mask[i]))
         np.testing.assert_allclose(values[i, moves], means)
         assert move == moves[np.argmax(means)]
+
+
+def test_ismcts_values_each_move_by_its_root_means_and_plays_the_move_it_reports() -> None:
+    """ISMCTS labels too: one finite mean per legal move (the acting seat's results are within
+    [-1, 1]), and the move it reports is the one it plays from the same generator state."""
+    game = make_game("hungarian", num_players=3)
+    data, states = recorded(game, 30, 6, seed=4)
+    agent = check_labeller(make_agent("ismcts:simulations=64", game, seed=1), "ismcts")
+    for i in range(len(states)):
+        saved = agent.random_state()
+        move, legal, means = agent.action_values(states, i)
+        np.testing.assert_array_equal(legal, np.flatnonzero(data.mask[i]))
+        assert move in legal and np.isfinite(means).all() and (np.abs(means) <= 1).all()
+        agent.set_random_state(saved)
+        assert agent.act_state(states, i) == move
+
+
+def test_a_search_that_leaves_a_move_untried_is_refused_as_a_labeller() -> None:
+    game = make_game("draw", num_players=2)
+    data, states = recorded(game, 20, 4, seed=3)
+    assert data.mask.sum(1).max() > 1
+    with pytest.raises(ValueError, match="the labeller left a move unvalued; give it more simulations"):
+        search_values(game, make_agent("ismcts:simulations=1", game), states, data.mask)
+
+
+def test_searches_shared_by_workers_give_the_same_labels_for_any_number_of_workers(monkeypatch) -> None:
+    """Each block of positions is searched from its own seed, whichever worker takes it: two
+    and three forked workers give the same labels, each a search of the recorded position."""
+    monkeypatch.setattr(action_values, "SEARCH_BLOCK", 8)
+    game = make_game("draw", num_players=2)
+    data, states = recorded(game, 40, 8, seed=5)
+    done: list[int] = []
+    two = search_values(game, make_agent("pimc:simulations=16", game, seed=2), states, data.mask, done.append, 2)
+    three = search_values(game, make_agent("pimc:simulations=16", game, seed=2), states, data.mask, workers=3)
+    np.testing.assert_array_equal(two, three)
+    assert sum(done) == len(states)  # every position reported as valued
+    legal = data.mask > 0
+    assert not two[~legal].any() and (np.abs(two[legal]) <= 1).all()
+    one = search_values(game, make_agent("pimc:simulations=16", game, seed=2), states, data.mask)
+    assert not np.array_equal(one, two)  # other worlds, the same moves valued
 
 
 def test_a_labeller_must_value_moves_and_read_the_recorded_position() -> None:

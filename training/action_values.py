@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import copy
 import math
+import multiprocessing
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -39,6 +40,7 @@ from agents.network import PolicyNetwork, legal_log_probs
 from agents.policy import PolicyAgent
 from agents.policy_search import policy_rollouts
 from domino_env.game import Game
+from domino_env.rng import game_seed
 from training.fitting import fit_minibatches
 from training.imitation import Demonstrations, record_decisions
 
@@ -176,18 +178,66 @@ def move_values(
 
 
 def search_values(
-    game: Game, labeller: Agent, states: np.ndarray, mask: np.ndarray, advance: Advance | None = None
+    game: Game,
+    labeller: Agent,
+    states: np.ndarray,
+    mask: np.ndarray,
+    advance: Advance | None = None,
+    workers: int = 1,
 ) -> np.ndarray:
     """``[N, A]``: each legal move's mean result over the worlds ``labeller`` (a search agent:
     :func:`agents.registry.check_labeller`) samples from what the seat to act in ``states[i]``
-    knows; 0 at illegal moves. Where the search's moves differ from ``mask[i]``'s, the
-    position's state is not the one the mask was read from, which cannot happen: refused."""
+    knows; 0 at illegal moves. A search that left a legal move untried (ISMCTS under a budget
+    smaller than the moves) is refused. Where the search's moves differ from ``mask[i]``'s, the
+    position's state is not the one the mask was read from, which cannot happen: refused.
+
+    Search costs milliseconds a position, one position at a time, so ``workers`` processes
+    (forked: each searches with its own copy of ``labeller``) share the positions in blocks of
+    ``SEARCH_BLOCK``. Then the labeller's generator restarts at each block from its state now
+    and the block's index, so the labels are the same for any number of workers above one."""
+    if workers <= 1:
+        return search_block(labeller, states, mask, 0, len(states), advance)
+    labeller.action_values(states, 0)  # compiles the search here, once, for every worker to inherit
+    global _FORKED  # what the forked workers inherit instead of unpickling it
+    _FORKED = (labeller, states, mask, labeller.random_state())
+    blocks = range(0, len(states), SEARCH_BLOCK)
     values = np.zeros(mask.shape, np.float32)
-    for i in range(len(states)):
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            for start, block in pool.imap_unordered(search_forked_block, blocks):
+                values[start : start + len(block)] = block
+                if advance is not None:
+                    advance(len(block))
+    finally:
+        _FORKED = None
+    return values
+
+
+SEARCH_BLOCK = 256  # positions a worker labels in one task
+_FORKED: tuple[Agent, np.ndarray, np.ndarray, int] | None = None  # search_values' inputs, for its workers
+
+
+def search_forked_block(start: int) -> tuple[int, np.ndarray]:
+    """In a forked worker of :func:`search_values`: the values of the block of positions from
+    ``start``, the labeller's generator restarted from the block's own seed."""
+    labeller, states, mask, seed = _FORKED
+    labeller.set_random_state(game_seed(seed, start // SEARCH_BLOCK))
+    stop = min(start + SEARCH_BLOCK, len(states))
+    return start, search_block(labeller, states, mask, start, stop)
+
+
+def search_block(
+    labeller: Agent, states: np.ndarray, mask: np.ndarray, start: int, stop: int, advance: Advance | None = None
+) -> np.ndarray:
+    """``[stop - start, A]``: :func:`search_values` for positions ``start`` to ``stop``."""
+    values = np.zeros((stop - start, mask.shape[1]), np.float32)
+    for i in range(start, stop):
         _, legal, means = labeller.action_values(states, i)
         if not np.array_equal(legal, np.flatnonzero(mask[i])):
             raise RuntimeError(f"position {i}: the labeller's legal moves are not the recorded ones")
-        values[i, legal] = means
+        if not np.isfinite(means).all():
+            raise ValueError(f"position {i}: the labeller left a move unvalued; give it more simulations")
+        values[i - start, legal] = means
         if advance is not None:
             advance(1)
     return values
@@ -203,14 +253,16 @@ def label_positions(
     opponent: Agent | None = None,
     labeller: Agent | None = None,
     advance: Advance | None = None,
+    workers: int = 1,
 ) -> ActionValues | None:
     """About ``positions`` unforced positions reached by ``network`` sampling every seat's moves
     on the deals of ``seed``, each move valued by :func:`move_values`; None when ``deadline`` (a
     ``time.perf_counter()`` time) passed first. With an ``opponent``, the positions are
     ``network``'s turns in games against a table of it (:class:`TableRecorder`) and the values
     those of playing on against it. With a ``labeller`` (PIMC), the moves are valued
-    by its search from the seat's own knowledge instead (:func:`search_values`): many worlds a
-    position and the labeller's rollout player, where a rollout sees one world, the real one.
+    by its search from the seat's own knowledge instead (:func:`search_values`, in ``workers``
+    processes): many worlds a position and the labeller's rollout player, where a rollout sees
+    one world, the real one.
     ``advance``, where given, is told of the positions valued as they are. ``network`` is
     copied to the CPU."""
     player = copy.deepcopy(network).cpu().eval()
@@ -229,7 +281,7 @@ def label_positions(
     if labeller is None:
         values = move_values(game, player, states, data.mask, opponent, advance)
     else:
-        values = search_values(game, labeller, states, data.mask, advance)
+        values = search_values(game, labeller, states, data.mask, advance, workers)
     prior = legal_log_probs(player, data.obs, data.mask)
     return ActionValues(data.obs, data.mask, values, prior)
 
