@@ -195,7 +195,7 @@ def search_values(
     (forked: each searches with its own copy of ``labeller``) share the positions in blocks of
     ``SEARCH_BLOCK``. Then the labeller's generator restarts at each block from its state now
     and the block's index, so the labels are the same for any number of workers above one."""
-    if workers <= 1:
+    if workers <= 1 or len(states) == 0:
         return search_block(labeller, states, mask, 0, len(states), advance)
     labeller.action_values(states, 0)  # compiles the search here, once, for every worker to inherit
     global _FORKED  # what the forked workers inherit instead of unpickling it
