@@ -101,7 +101,10 @@ def make_agent(name: str, game: Game, seed: int | None = None, **options: Any) -
 
 def check_labeller(agent: Agent, spec: str) -> Agent:
     """``agent`` if it can value each move of a position (``action_values``, as PIMC does), so
-    that a policy can be fitted to its values (``improve.labeller``); else a one-line ValueError."""
+    that a policy can be fitted to its values (``improve.labeller``); else a one-line ValueError.
+    The oracle searches the real hands, which the labels must not be drawn from: refused."""
+    if isinstance(agent, OracleAgent):
+        raise ValueError(f"{spec!r} sees every hand; a labeller values the moves from the seat's own knowledge")
     if not callable(getattr(agent, "action_values", None)):
         raise ValueError(f"{spec!r} does not value each move of a position; a labeller is pimc or ismcts")
     return agent

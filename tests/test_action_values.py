@@ -324,6 +324,8 @@ def test_a_labeller_must_value_moves_and_read_the_recorded_position() -> None:
     data, states = recorded(game, 20, 4, seed=3)
     with pytest.raises(ValueError, match="'greedy' does not value each move"):
         check_labeller(make_agent("greedy", game), "greedy")
+    with pytest.raises(ValueError, match="'oracle' sees every hand"):
+        check_labeller(make_agent("oracle", game), "oracle")
     wrong = data.mask.copy()
     wrong[0] = 0
     with pytest.raises(RuntimeError, match="position 0: the labeller's legal moves are not the recorded ones"):
