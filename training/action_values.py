@@ -45,6 +45,8 @@ from training.fitting import fit_minibatches
 from training.imitation import Demonstrations, record_decisions
 
 ROLLOUT_CHUNK = 8_192  # positions played out together: their moves' copies of the state fit in memory
+SEARCH_BLOCK = 256  # positions a worker labels in one task
+_FORKED: tuple[Agent, np.ndarray, np.ndarray, int] | None = None  # search_values' inputs, for its workers
 
 
 @dataclass
@@ -211,10 +213,6 @@ def search_values(
     finally:
         _FORKED = None
     return values
-
-
-SEARCH_BLOCK = 256  # positions a worker labels in one task
-_FORKED: tuple[Agent, np.ndarray, np.ndarray, int] | None = None  # search_values' inputs, for its workers
 
 
 def search_forked_block(start: int) -> tuple[int, np.ndarray]:
