@@ -43,6 +43,11 @@ class Agent:
     def set_random_state(self, state: Any) -> None:
         """Restore what :meth:`random_state` returned."""
 
+    def reseed(self, seed: int) -> None:
+        """Restart the agent's own generator as if it were built with ``seed`` (nothing, for an
+        agent that draws nothing), so that a block of games a worker plays
+        (:func:`agents.tournament.rotated_match`) does not depend on the blocks before it."""
+
     def act_one(self, observation: dict[str, np.ndarray], state: np.ndarray | None = None) -> int:
         """The action for one PettingZoo observation (``{"observation", "action_mask"}``).
         ``state`` (``env.unwrapped.state_array``) is ignored here; stateful agents need it."""

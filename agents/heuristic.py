@@ -374,6 +374,9 @@ class HeuristicAgent(StatefulAgent):
     def set_random_state(self, state: int) -> None:
         self.view[0]["rng"] = state
 
+    def reseed(self, seed: int) -> None:
+        self.view[0]["rng"] = game_seed(seed, 0)
+
     def act_state(self, state: np.ndarray, g: int) -> int:
         return int(self.act_states(self.game, state, np.array([g]))[0])
 

@@ -33,6 +33,9 @@ class PolicyAgent(Agent):
     def set_random_state(self, state: torch.Tensor) -> None:
         self.generator.set_state(state)
 
+    def reseed(self, seed: int) -> None:
+        self.generator.manual_seed(seed)
+
     @torch.no_grad()
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         obs = torch.as_tensor(observations, dtype=torch.float32, device=self.device)

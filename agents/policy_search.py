@@ -167,6 +167,12 @@ class PolicySearchAgent(StatefulAgent):
         else:
             self.tree.set_random_state(state)
 
+    def reseed(self, seed: int) -> None:
+        self.seed = seed
+        self.searches = 0
+        if self.tree is not None:
+            self.tree.reseed(seed)
+
     def act_state(self, state: np.ndarray, g: int) -> int:
         return self.action_values(state, g)[0]
 

@@ -459,6 +459,9 @@ class SearchAgent(StatefulAgent):
     def set_random_state(self, state: int) -> None:
         self.rng[0]["rng"] = state
 
+    def reseed(self, seed: int) -> None:
+        self.rng[0]["rng"] = game_seed(seed, 0)
+
     def forced(self, state: np.ndarray, g: int) -> int | None:
         """The only legal action, if there is just one. Reading the mask is fair: it is part of
         the acting seat's observation."""

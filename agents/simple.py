@@ -26,6 +26,9 @@ class RandomAgent(Agent):
     def set_random_state(self, state: dict) -> None:
         self.rng.bit_generator.state = state
 
+    def reseed(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+
 
 class GreedyAgent(Agent):
     """Plays the heaviest playable tile (ties: the lowest action index, so the first legal end);

@@ -24,9 +24,14 @@ import numpy as np
 
 from agents.base import Agent, StatefulAgent
 from agents.registry import AGENTS, make_agent
+from agents.workers import check_workers, fork_context, one_thread
 from domino_env import VARIANTS, BatchedEnv, make_game, raw_env
 from domino_env.game import Game
 from domino_env.games.core import GAME_OVER, PLAYING
+from domino_env.rng import game_seed
+
+MATCH_BLOCK = 16  # game slots a worker of rotated_match plays in one task
+_FORKED_MATCH: tuple[Game, list[Agent], int, int, int] | None = None  # play_shared's inputs, for its workers
 
 
 class WinTally:
@@ -192,13 +197,16 @@ def play_seated_batched(game: Game, seated: list[Agent], episodes_per_slot: int,
     return log.result()
 
 
-def play_seated_states(game: Game, seated: list[Agent], episodes_per_slot: int, seed: int, batch_size: int) -> Seated:
+def play_seated_states(
+    game: Game, seated: list[Agent], episodes_per_slot: int, seed: int, batch_size: int, first_slot: int = 0
+) -> Seated:
     """``play_seated`` on engine records, so stateful agents can take part: the same deals as
     the batched engine (each slot seeded and restarted the same way), every agent asked through
-    ``act_states``, every action checked against the legal mask."""
+    ``act_states``, every action checked against the legal mask. The slots are those from
+    ``first_slot`` on, so a worker can play a block of a larger match's slots."""
     state = game.new_state(batch_size)
     for g in range(batch_size):
-        game.seed(state, g, seed)
+        game.seed(state, g, seed, stream=first_slot + g)
         game.start(state, g)
     log = EpisodeLog(batch_size, game.num_players, episodes_per_slot)
     mask = np.zeros(game.num_actions, np.int8)
@@ -230,21 +238,31 @@ def play_seated_states(game: Game, seated: list[Agent], episodes_per_slot: int, 
     return log.result()
 
 
-def rotated_match(game: Game, agents: list[Agent], episodes: int, seed: int = 0, batch_size: int = 256) -> list[Record]:
+def rotated_match(
+    game: Game, agents: list[Agent], episodes: int, seed: int = 0, batch_size: int = 256, workers: int = 1
+) -> list[Record]:
     """Seat ``agents`` (one per seat) in every rotation over the same deals and total the
     results per agent. An agent wins an episode when its episode reward is the table's highest
-    (:func:`episode_winners`) and loses it when its reward is below that."""
+    (:func:`episode_winners`) and loses it when its reward is below that.
+
+    Search agents take milliseconds a move, one game at a time, so ``workers`` processes
+    (:mod:`agents.workers`) can share the games: each rotation's slots go out in blocks of
+    ``MATCH_BLOCK``, and every agent's generator restarts at each block from the match's seed and
+    the block's index. The deals are the same as with one worker; the agents' draws differ, and
+    are the same for any number of workers above one."""
     players = game.num_players
     if len(agents) != players:
         raise ValueError(f"{game.name} with {players} players needs {players} agents, got {len(agents)}")
+    check_workers("rotated_match", workers)
     batch_size = max(1, min(batch_size, math.ceil(episodes / players)))
     per_slot = max(1, math.ceil(episodes / (players * batch_size)))
     stateful = any(isinstance(agent, StatefulAgent) for agent in agents)
     play = play_seated_states if stateful else play_seated_batched
+    shared = play_shared(game, agents, per_slot, seed, batch_size, workers) if workers > 1 else None
     records = [Record(agent.name) for agent in agents]
     for shift in range(players):
         seated = [agents[(s + shift) % players] for s in range(players)]
-        result = play(game, seated, per_slot, seed, batch_size)
+        result = play(game, seated, per_slot, seed, batch_size) if shared is None else shared[shift]
         reward = result.reward
         winners = episode_winners(reward)
         losers = reward < reward.max(axis=1, keepdims=True)
@@ -264,6 +282,52 @@ def rotated_match(game: Game, agents: list[Agent], episodes: int, seed: int = 0,
     return records
 
 
+def play_shared(
+    game: Game, agents: list[Agent], episodes_per_slot: int, seed: int, batch_size: int, workers: int
+) -> list[Seated]:
+    """:func:`rotated_match`'s games shared by ``workers`` forked processes: for each rotation,
+    its slots' results, block by block in slot order. One game is played here first, so that the
+    agents' searches are compiled once and every worker inherits them."""
+    play_seated_states(game, agents, 1, seed, 1)
+    global _FORKED_MATCH  # what the forked workers inherit instead of unpickling it
+    _FORKED_MATCH = (game, agents, episodes_per_slot, seed, batch_size)
+    tasks = [(shift, first) for shift in range(game.num_players) for first in range(0, batch_size, MATCH_BLOCK)]
+    blocks: dict[tuple[int, int], Seated] = {}
+    try:
+        with fork_context().Pool(workers, initializer=one_thread) as pool:
+            for task, block in pool.imap_unordered(play_forked_block, tasks):
+                blocks[task] = block
+    finally:
+        _FORKED_MATCH = None
+    return [joined([blocks[task] for task in tasks if task[0] == shift]) for shift in range(game.num_players)]
+
+
+def play_forked_block(task: tuple[int, int]) -> tuple[tuple[int, int], Seated]:
+    """In a forked worker of :func:`play_shared`: rotation ``shift``'s slots from ``first``, every
+    distinct agent restarted from a seed of the match's seed, the block and the agent's place."""
+    game, agents, episodes_per_slot, seed, batch_size = _FORKED_MATCH
+    shift, first = task
+    players = game.num_players
+    block_seed = int(game_seed(seed, shift * batch_size + first))
+    distinct = list({id(agent): agent for agent in agents}.values())
+    for place, agent in enumerate(distinct):
+        agent.reseed(int(game_seed(block_seed, place)))
+    seated = [agents[(s + shift) % players] for s in range(players)]
+    slots = min(MATCH_BLOCK, batch_size - first)
+    return task, play_seated_states(game, seated, episodes_per_slot, seed, slots, first_slot=first)
+
+
+def joined(blocks: list[Seated]) -> Seated:
+    """One :class:`Seated` of the episodes of ``blocks`` in order, moves and seconds summed."""
+    return Seated(
+        np.concatenate([b.reward for b in blocks]),
+        np.concatenate([b.points for b in blocks]),
+        np.concatenate([b.hands for b in blocks]),
+        np.sum([b.moves for b in blocks], axis=0),
+        np.sum([b.seconds for b in blocks], axis=0),
+    )
+
+
 def lineup(game: Game, agent: Agent, opponent: Agent) -> list[Agent]:
     """``agent`` in seat 0 (and its partner's seat) and ``opponent`` everywhere else: a table of
     one opponent, for :func:`rotated_match` to turn through every seat."""
@@ -272,10 +336,10 @@ def lineup(game: Game, agent: Agent, opponent: Agent) -> list[Agent]:
     return [agent] + [opponent] * (game.num_players - 1)
 
 
-def against_table(game: Game, agent: Agent, opponent: Agent, episodes: int, seed: int = 0) -> Record:
+def against_table(game: Game, agent: Agent, opponent: Agent, episodes: int, seed: int = 0, workers: int = 1) -> Record:
     """``agent``'s record against a table of ``opponent`` (:func:`lineup`), seats rotated over
-    the deals of ``seed``."""
-    return rotated_match(game, lineup(game, agent, opponent), episodes, seed=seed)[0]
+    the deals of ``seed``, its games shared by ``workers`` processes (:func:`rotated_match`)."""
+    return rotated_match(game, lineup(game, agent, opponent), episodes, seed=seed, workers=workers)[0]
 
 
 def results_table(records: list[Record]) -> str:

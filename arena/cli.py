@@ -29,6 +29,7 @@ import numpy as np
 from agents import AGENTS, make_agent
 from agents.base import Agent
 from agents.tournament import rotated_match
+from agents.workers import check_workers
 from arena.evaluation import run_arena
 from domino_env import make_game, raw_env
 from domino_env.game import Game
@@ -241,6 +242,10 @@ def evaluate_command(args: argparse.Namespace) -> None:
     if args.games < 1:
         raise UsageError(f"--games must be a positive number of episodes per matchup, got {args.games}")
     check_seed(args.seed)
+    try:
+        check_workers("--workers", args.workers)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
     if args.replays and not args.out:
         raise UsageError("--replays needs --out, the folder the replays are written to")
     if args.out:
@@ -262,7 +267,7 @@ def evaluate_command(args: argparse.Namespace) -> None:
     for i, (key, name) in enumerate(zip(keys, args.policies, strict=True)):
         policies[key] = load_policy(name, game, seed=args.seed + i, deterministic=not args.sample)
     opponents = [key for key in keys if key in against] if args.against else None
-    result = run_arena(game, policies, args.games, seed=args.seed, opponents=opponents)
+    result = run_arena(game, policies, args.games, seed=args.seed, opponents=opponents, workers=args.workers)
     if not result.matchups:  # cannot happen with two policies or more; never an empty table without a word
         raise UsageError("no matchup to play: name at least two policies, and --against one of them")
     print(f"{result.game}, {args.games} episodes per matchup, seats rotated:\n")
@@ -457,6 +462,9 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--games", type=int, default=2000, help="episodes per matchup")
     evaluate.add_argument("--sample", action="store_true", help="trained policies sample instead of argmax")
     evaluate.add_argument("--out", help="folder for arena.md, arena.csv and arena.png")
+    evaluate.add_argument(
+        "--workers", type=int, default=1, help="processes sharing each matchup's games (search agents: one a core)"
+    )
     evaluate.add_argument(
         "--replays", nargs="+", type=int, metavar="GAME", help="write replays of these games (0, 1...) of each matchup"
     )

@@ -113,16 +113,22 @@ def matchup_pairs(names: list[str], opponents: list[str] | None = None) -> list[
 
 
 def run_arena(
-    game: Game, policies: dict[str, Agent], episodes: int, seed: int = 0, opponents: list[str] | None = None
+    game: Game,
+    policies: dict[str, Agent],
+    episodes: int,
+    seed: int = 0,
+    opponents: list[str] | None = None,
+    workers: int = 1,
 ) -> ArenaResult:
-    """Play every policy against a table of every other (or only of ``opponents``)."""
+    """Play every policy against a table of every other (or only of ``opponents``), each
+    matchup's games shared by ``workers`` processes (:func:`agents.tournament.rotated_match`)."""
     names = list(policies)
     index = {name: i for i, name in enumerate(names)}
     beats = np.zeros((len(names), len(names)))
     matchups: list[Matchup] = []
     for a, b in matchup_pairs(names, opponents):
         seated = lineup(game, policies[a], policies[b])
-        records = rotated_match(game, seated, episodes, seed=seed)
+        records = rotated_match(game, seated, episodes, seed=seed, workers=workers)
         rewards = np.array([r.per_episode_reward for r in records]).T  # [episodes, seats]
         matchups.append(
             Matchup(

@@ -18,9 +18,10 @@ With ``--opponent heuristic`` the positions are the policy's turns in games agai
 heuristics and the heuristic plays the other seats of every rollout, so the values are those of
 playing against its table. With ``--labeller`` a search agent values every legal move from what
 the seat to act knows instead (PIMC's mean over its worlds, ISMCTS's root means), its searches
-shared by ``--workers`` processes. With ``--student TRUNK SIZE...``, a new network of that trunk and
-those sizes is fitted from scratch instead, to one step over the policy: the policy, frozen,
-reaches the positions and anchors the targets. ``--anneal`` takes each chunk's learning rate down
+shared by ``--workers`` processes, as are the games against the search agents. With
+``--student TRUNK SIZE...``, a new network of that trunk and those sizes is fitted from scratch
+instead, to one step over the policy: the policy, frozen, reaches the positions and anchors the
+targets. ``--anneal`` takes each chunk's learning rate down
 to zero over its passes. The fitted policy then plays its most likely
 moves against tables of the heuristic and of PIMC and ISMCTS at the strength ladder's budgets,
 on the evaluation deals (seed 12345; the positions come from other seeds), seats rotated.
@@ -68,7 +69,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--unanchored", action="store_true", help="fit values / T alone, not log prior + values / T")
     parser.add_argument("--opponent", help="an agent (heuristic) playing the other seats of every rollout")
     parser.add_argument("--labeller", help="a search agent (pimc:simulations=64) valuing the moves instead")
-    parser.add_argument("--workers", type=positive_int, default=1, help="processes sharing the labeller's searches")
+    parser.add_argument(
+        "--workers", type=positive_int, default=1, help="processes sharing the labeller's searches and the search games"
+    )
     parser.add_argument("--epochs", type=positive_int, default=DEFAULTS.epochs, help="passes over each chunk")
     parser.add_argument("--learning-rate", type=positive_float, default=DEFAULTS.learning_rate)
     parser.add_argument("--anneal", action="store_true", help="the rate falls to zero over each chunk's passes")
@@ -120,10 +123,10 @@ def main(argv: list[str] | None = None) -> None:
         cells = []
         for name in columns:
             if name == "heuristic":
-                table, games = make_agent("heuristic", game, seed=EVALUATION_SEED), args.heuristic_games
+                table, games, workers = make_agent("heuristic", game, seed=EVALUATION_SEED), args.heuristic_games, 1
             else:
-                table, games = ladder_search_agent(name, game), args.games
-            cells.append(against_table(game, agent, table, games, seed=EVALUATION_SEED).win_cells())
+                table, games, workers = ladder_search_agent(name, game), args.games, args.workers
+            cells.append(against_table(game, agent, table, games, seed=EVALUATION_SEED, workers=workers).win_cells())
         print(f"| {label} | {' | '.join(cells)} | {fitted} |", flush=True)
 
     if not args.skip_start:

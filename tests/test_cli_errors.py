@@ -53,6 +53,7 @@ BAD_COMMAND_LINES = [
     (["evaluate", "mexican_train_4p+search:tree=1", "random"], "not Mexican Train's chain head"),
     (["evaluate", "random", "greedy", *DRAW, "--games", "0"], "--games must be a positive number"),
     (["evaluate", "random", "greedy", *DRAW, "--games", "-3"], "--games must be a positive number"),
+    (["evaluate", "random", "greedy", *DRAW, "--workers", "0"], "--workers: workers must be a positive number"),
     (["evaluate", "random", "greedy", *DRAW, "--games", "many"], "invalid int value: 'many'"),
     (["evaluate", "random", "greedy", *DRAW, "--seed", "-1"], "--seed must lie in"),
     (["evaluate", "random", "greedy", *DRAW, "--against", "greedy", "nobody"], "--against 'nobody' is not one"),

@@ -234,3 +234,34 @@ def test_a_bad_horizon_is_refused() -> None:
     with pytest.raises(UsageError, match="horizon must be an integer"):
         load_policy("draw_2p+search:horizon=-1", game, seed=1)
     assert load_policy("draw_2p+search:horizon=2,simulations=8", game, seed=1).horizon == 2
+
+
+def test_a_reseeded_search_over_the_policy_plays_as_one_built_with_that_seed() -> None:
+    """``reseed(s)`` restarts the worlds of PIMC over the policy where an agent built with seed
+    ``s`` starts them, and a sampling policy's draws too: what lets workers share a match
+    (agents.tournament.rotated_match) block by block. The guided tree restarts its own
+    generator (an ISMCTS agent's, played in tests/test_search_agents.py)."""
+    game = make_game("draw", num_players=2)
+    network = untrained(game)
+    opponent = make_agent("greedy", game)
+
+    def play(agent) -> list:
+        record = rotated_match(game, [agent, opponent], episodes=12, seed=3, batch_size=6)[0]
+        return [record.wins, record.moves, record.per_episode_reward]
+
+    def searcher(seed: int) -> PolicySearchAgent:
+        return PolicySearchAgent(game, network, "search", seed=seed, simulations=16)
+
+    def sampler(seed: int) -> PolicyAgent:
+        return PolicyAgent(network, "sampler", deterministic=False, seed=seed)
+
+    for build in (searcher, sampler):
+        used = build(1)
+        play(used)
+        used.reseed(7)
+        assert play(used) == play(build(7))
+    tree = PolicySearchAgent(game, network, "tree", seed=1, simulations=16, tree=1)
+    fresh = PolicySearchAgent(game, network, "tree", seed=7, simulations=16, tree=1)
+    tree.set_random_state(12345)
+    tree.reseed(7)
+    assert tree.random_state() == fresh.random_state()

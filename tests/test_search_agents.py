@@ -311,6 +311,68 @@ def test_search_agents_play_only_legal_actions_in_mexican_train() -> None:
             assert records[0].moves > 0
 
 
+def match_records(game, agents, workers: int) -> list[tuple]:
+    """Each agent's totals and its episodes (reward, points, hands) in a fixed order, from a
+    rotated match of 80 episodes on 40 slots: three blocks of ``MATCH_BLOCK`` a rotation, the
+    last one short."""
+    records = rotated_match(game, agents, episodes=80, seed=3, batch_size=40, workers=workers)
+    return [(r.episodes, r.wins, r.losses, r.points, r.hands, r.moves, sorted_episodes(r)) for r in records]
+
+
+def sorted_episodes(record) -> list[tuple]:
+    """A record's (reward, points, hands) of each episode, in order of their values: workers
+    return the blocks' episodes in another order than one process finishes them."""
+    return sorted(zip(record.per_episode_reward, record.per_episode_points, record.per_episode_hands, strict=True))
+
+
+def test_workers_sharing_a_match_give_the_same_results_for_any_number_of_them() -> None:
+    """PIMC against the heuristic, its games shared by two and by three forked workers: every
+    agent restarts its generator at each block from the block's seed, so the records are the
+    same episode for episode, whichever worker played which block."""
+    game = domino_env.make_game("draw", num_players=2)
+
+    def table() -> list:
+        return [make_agent("pimc", game, seed=1, simulations=8), make_agent("heuristic", game, seed=2)]
+
+    two = match_records(game, table(), workers=2)
+    assert two == match_records(game, table(), workers=3)
+    assert two[0][0] == 80 and two[0][5] > 0
+
+
+def test_workers_play_the_deals_of_one_process() -> None:
+    """Greedy against greedy draws nothing, so the deals decide everything: shared by workers
+    (on engine records, block by block) the match is the batched engine's in one process."""
+    game = domino_env.make_game("block", num_players=2)
+    agents = [make_agent("greedy", game), make_agent("greedy", game)]
+    one = match_records(game, agents, workers=1)
+    shared = match_records(game, agents, workers=2)
+    assert [r[:5] + r[6:] for r in shared] == [r[:5] + r[6:] for r in one]
+
+
+@pytest.mark.parametrize("name", ["random", "heuristic", "pimc:simulations=8", "ismcts:simulations=8"])
+def test_a_reseeded_agent_plays_as_one_built_with_that_seed(name: str) -> None:
+    """``reseed(s)`` after some play restarts the agent's draws exactly where an agent built
+    with seed ``s`` starts them, which is what makes a worker's block of games its own."""
+    game = domino_env.make_game("draw", num_players=2)
+    opponent = make_agent("greedy", game)
+
+    def play(agent) -> list[tuple]:
+        return match_records(game, [agent, opponent], workers=1)
+
+    used = make_agent(name, game, seed=1)
+    play(used)
+    used.reseed(7)
+    assert play(used) == play(make_agent(name, game, seed=7))
+
+
+def test_a_match_refuses_workers_that_are_not_a_positive_number() -> None:
+    game = domino_env.make_game("draw", num_players=2)
+    agents = [make_agent("greedy", game), make_agent("random", game, seed=1)]
+    for workers in (0, -2, 1.5):
+        with pytest.raises(ValueError, match="workers must be a positive number of processes"):
+            rotated_match(game, agents, episodes=4, workers=workers)
+
+
 def test_the_mexican_train_heuristic_plays_a_full_round() -> None:
     """Heuristic against heuristic, four seats, until the round ends: every choice is legal."""
     game = domino_env.make_game("mexican_train", num_players=4)

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import copy
 import math
-import multiprocessing
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -39,6 +38,7 @@ from agents.base import Agent
 from agents.network import PolicyNetwork, legal_log_probs
 from agents.policy import PolicyAgent
 from agents.policy_search import policy_rollouts
+from agents.workers import check_workers, fork_context, one_thread
 from domino_env.game import Game
 from domino_env.rng import game_seed
 from training.fitting import fit_minibatches
@@ -197,7 +197,8 @@ def search_values(
     (forked: each searches with its own copy of ``labeller``) share the positions in blocks of
     ``SEARCH_BLOCK``. Then the labeller's generator restarts at each block from its state now
     and the block's index, so the labels are the same for any number of workers above one."""
-    if workers <= 1 or len(states) == 0:
+    check_workers("search_values", workers)
+    if workers == 1 or len(states) == 0:
         return search_block(labeller, states, mask, 0, len(states), advance)
     labeller.action_values(states, 0)  # compiles the search here, once, for every worker to inherit
     global _FORKED  # what the forked workers inherit instead of unpickling it
@@ -205,7 +206,7 @@ def search_values(
     blocks = range(0, len(states), SEARCH_BLOCK)
     values = np.zeros(mask.shape, np.float32)
     try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
+        with fork_context().Pool(workers, initializer=one_thread) as pool:
             for start, block in pool.imap_unordered(search_forked_block, blocks):
                 values[start : start + len(block)] = block
                 if advance is not None:
