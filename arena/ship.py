@@ -35,6 +35,7 @@ from pathlib import Path
 from agents import make_agent
 from agents.base import Agent
 from agents.policy import PolicyAgent
+from agents.workers import check_workers
 from arena.cli import ArgumentParser, UsageError, check_writable
 from arena.evaluation import run_arena
 from arena.matchup import matchup_table
@@ -83,9 +84,12 @@ def fair_agents(game: Game) -> list[str]:
     return FAIR_AGENTS + STRONGER_AGENTS.get(game.name, [])
 
 
-def evaluate_policy(game, policy: PolicyAgent, games: int, search_games: int, seed: int) -> tuple[str, dict]:
+def evaluate_policy(
+    game, policy: PolicyAgent, games: int, search_games: int, seed: int, workers: int = 1
+) -> tuple[str, dict]:
     """The evaluation table (Markdown) and its figures: the policy against a table of each fair
-    agent (:func:`fair_agents`), and of each search agent when ``search_games`` > 0."""
+    agent (:func:`fair_agents`), and of each search agent when ``search_games`` > 0, those games
+    shared by ``workers`` processes (:func:`agents.tournament.rotated_match`)."""
     names = fair_agents(game)
     opponents = {name: make_agent(name, game, seed=i) for i, name in enumerate(names)}
     result = run_arena(game, {policy.name: policy} | opponents, games, seed=seed, opponents=names)
@@ -93,7 +97,8 @@ def evaluate_policy(game, policy: PolicyAgent, games: int, search_games: int, se
     if search_games > 0:
         for name in SEARCH_AGENTS:
             searcher = ladder_search_agent(name, game)
-            extra = run_arena(game, {policy.name: policy, name: searcher}, search_games, seed=seed, opponents=[name])
+            seated = {policy.name: policy, name: searcher}
+            extra = run_arena(game, seated, search_games, seed=seed, opponents=[name], workers=workers)
             matchups += [m for m in extra.matchups if m.policy == policy.name]
     figures = {
         m.opponent: {
@@ -109,7 +114,7 @@ def evaluate_policy(game, policy: PolicyAgent, games: int, search_games: int, se
     return matchup_table(matchups), figures
 
 
-def ship(config_path: Path, games: int, search_games: int, runs_dir: str) -> Path:
+def ship(config_path: Path, games: int, search_games: int, runs_dir: str, workers: int = 1) -> Path:
     config = load_config(config_path, [f"run.dir={runs_dir}"])
     if EVALUATION_SEED in training_seeds(config):
         raise ValueError(f"run.seed {config.run.seed} would train on the evaluation deals (seed {EVALUATION_SEED})")
@@ -141,12 +146,14 @@ def ship(config_path: Path, games: int, search_games: int, runs_dir: str) -> Pat
             float(next((r[PHASE_POSITIONS] for r in reversed(rows) if r.get(PHASE_POSITIONS)), 0))
         ),
     }
-    write_evaluation(target, training, games, search_games)
+    write_evaluation(target, training, games, search_games, workers=workers)
     print(f"shipped {target} in {minutes:.1f} minutes of training")
     return target
 
 
-def write_evaluation(target: Path, training: dict, games: int, search_games: int, kept: dict | None = None) -> None:
+def write_evaluation(
+    target: Path, training: dict, games: int, search_games: int, kept: dict | None = None, workers: int = 1
+) -> None:
     """Evaluate the agent shipped in ``target`` and write its ``evaluation.md`` and
     ``summary.json``; ``training`` holds how it was trained (config name, minutes, steps,
     teacher), as ``summary.json`` keeps it, and ``kept`` earlier rows (``summary.json``'s
@@ -156,7 +163,7 @@ def write_evaluation(target: Path, training: dict, games: int, search_games: int
     config = load_config(target / ckpt.CONFIG_FILE)
     game = make_game(config.env.variant, **config.env.options)
     policy = PolicyAgent(ckpt.load_network(target, game), name=name)
-    table, figures = evaluate_policy(game, policy, games, search_games, EVALUATION_SEED)
+    table, figures = evaluate_policy(game, policy, games, search_games, EVALUATION_SEED, workers)
     opponents = " ".join(fair_agents(game))
     teacher = f", after imitating the {training['teacher']}" if training["teacher"] else ""
     improved = training.get("improvement_positions", 0)
@@ -183,7 +190,7 @@ def write_evaluation(target: Path, training: dict, games: int, search_games: int
     print(report)
 
 
-def reevaluate(name: str, games: int, search_games: int) -> None:
+def reevaluate(name: str, games: int, search_games: int, workers: int = 1) -> None:
     """Measure the shipped agent ``name`` again without training it, keeping its training
     figures; with ``search_games`` 0 its rows against the search agents are kept as they were."""
     target = ckpt.PRETRAINED_DIR / name
@@ -194,7 +201,7 @@ def reevaluate(name: str, games: int, search_games: int) -> None:
     training = {key: summary[key] for key in ("config", "minutes", "env_steps", "imitation_env_steps", "teacher")}
     training["improvement_positions"] = summary.get("improvement_positions", 0)
     kept = {k: v for k, v in summary["results"].items() if k in SEARCH_AGENTS} if search_games == 0 else {}
-    write_evaluation(target, training, games, search_games, kept)
+    write_evaluation(target, training, games, search_games, kept, workers)
 
 
 def pretrained_table() -> str:
@@ -242,6 +249,10 @@ def check_arguments(args: argparse.Namespace) -> None:
         raise UsageError(f"--games must be a positive number of episodes, got {args.games}")
     if args.search_games < 0:
         raise UsageError(f"--search-games must be 0 (none) or a positive number of episodes, got {args.search_games}")
+    try:
+        check_workers("--workers", args.workers)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
     if not (args.configs or args.evaluate or args.table or args.profile):
         raise UsageError("nothing to do: give configs to train and ship, --evaluate NAME, --table or --profile RUN")
     shipped = [name for name in ckpt.pretrained_names() if (ckpt.PRETRAINED_DIR / name / SUMMARY_FILE).is_file()]
@@ -270,6 +281,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("configs", nargs="*", type=Path)
     parser.add_argument("--games", type=int, default=16000, help="episodes against each fair agent")
     parser.add_argument("--search-games", type=int, default=0, help="episodes against PIMC and ISMCTS (0: none)")
+    parser.add_argument("--workers", type=int, default=1, help="processes sharing the games against PIMC and ISMCTS")
     parser.add_argument("--runs-dir", default="runs")
     parser.add_argument("--evaluate", nargs="+", metavar="NAME", default=[], help="evaluate shipped agents again")
     parser.add_argument("--table", action="store_true", help="print the pretrained table of the README")
@@ -281,7 +293,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"error: {error}", file=sys.stderr)
         raise SystemExit(2) from None
     for name in args.evaluate:
-        reevaluate(name, args.games, args.search_games)
+        reevaluate(name, args.games, args.search_games, args.workers)
     if args.table:
         print(pretrained_table())
     for run_dir in args.profile or []:
@@ -292,7 +304,7 @@ def main(argv: list[str] | None = None) -> None:
             + f"; {profile['steps/s']:,.0f} steps/s"
         )
     for path in args.configs:
-        ship(path, args.games, args.search_games, args.runs_dir)
+        ship(path, args.games, args.search_games, args.runs_dir, args.workers)
 
 
 if __name__ == "__main__":

@@ -132,6 +132,7 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
         (["-m", "arena", "play", "random", *DRAW], "the input ended before your move"),
         (["-m", "arena", "replay", "random", "--variant", "chess", "--out", "x.html"], "unknown variant 'chess'"),
         (["-m", "arena.ship", "--evaluate", "../draw_2p"], "--evaluate '../draw_2p': no shipped agent"),
+        (["-m", "arena.ship", "--evaluate", "draw_2p", "--workers", "0"], "--workers: workers must be a positive"),
     ],
 )
 def test_as_a_user_runs_it(args: list[str], message: str) -> None:
