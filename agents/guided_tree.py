@@ -37,6 +37,7 @@ from agents.search import (
     Tree,
     backpropagate,
     finish_hand,
+    forced_values,
     mark_children,
     play_out,
     sample_world,
@@ -277,7 +278,7 @@ class GuidedTreeAgent(ISMCTSAgent):
         after each at the root (NaN where the tree never tried it; a forced move is not searched)."""
         only = self.forced(state, g)
         if only is not None:
-            return only, np.array([only]), np.full(1, np.nan)
+            return forced_values(only)
         legal = np.flatnonzero(self.mask)
         seat = self.game.current_seat(state, g)
         self.believe(state, g)

@@ -24,7 +24,7 @@ from agents.guided_tree import GuidedTreeAgent
 from agents.network import PolicyNetwork, masked_logits
 from agents.options import bounded_float, is_bounded_int
 from agents.registry import parse_options
-from agents.search import MAX_EXPLORE, check_belief
+from agents.search import MAX_EXPLORE, check_belief, forced_values
 from domino_env.game import Game
 from domino_env.rng import game_seed
 
@@ -188,7 +188,7 @@ class PolicySearchAgent(StatefulAgent):
         game.legal_mask(state, g, self.mask)
         legal = np.flatnonzero(self.mask)
         if len(legal) == 1:
-            return int(legal[0]), legal, np.full(1, np.nan)
+            return forced_values(int(legal[0]))
         seat = game.current_seat(state, g)
         worlds = game.new_state(max(1, self.simulations // len(legal)))
         move_seed = int(game_seed(self.seed, self.searches))

@@ -354,6 +354,12 @@ def check_belief(owner: str, belief: str | None) -> str | None:
     return belief
 
 
+def forced_values(only: int) -> tuple[int, np.ndarray, np.ndarray]:
+    """``action_values`` where ``only`` is the one legal move: that move, not searched (its mean
+    NaN), so that a labeller records the position without spending a search on it."""
+    return only, np.array([only]), np.full(1, np.nan)
+
+
 class SearchAgent(StatefulAgent):
     """What the search agents share: the variant's compiled hooks, scratch records, an own
     generator, the budget (``simulations`` per move, or ``milliseconds`` when given), and how
@@ -499,7 +505,7 @@ class PIMCAgent(SearchAgent):
         not searched: its mean is NaN."""
         only = self.forced(state, g)
         if only is not None:
-            return only, np.array([only]), np.full(1, np.nan)
+            return forced_values(only)
         legal = np.flatnonzero(self.mask)
         self.believe(state, g)
         totals = np.zeros(self.game.num_actions)
@@ -544,7 +550,7 @@ class ISMCTSAgent(SearchAgent):
         move is not searched: its mean is NaN."""
         only = self.forced(state, g)
         if only is not None:
-            return only, np.array([only]), np.full(1, np.nan)
+            return forced_values(only)
         root_mask = self.mask.copy()  # the search overwrites the mask
         legal = np.flatnonzero(root_mask)
         seat = self.game.current_seat(state, g)
