@@ -15,12 +15,16 @@ import multiprocessing
 import sys
 from multiprocessing.context import BaseContext
 
+MAX_WORKERS = 256  # more processes than any machine here has cores is a typo, not a plan
+
 
 def check_workers(owner: str, workers: object) -> int:
-    """``workers`` as an int, refused in one line unless it is a positive integer, or above one
-    where this platform cannot fork (Windows)."""
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"{owner}: workers must be a positive number of processes, got {workers!r}")
+    """``workers`` as an int, refused in one line unless it is an integer from 1 to
+    ``MAX_WORKERS``, or above one where this platform cannot fork (Windows)."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
+        raise ValueError(
+            f"{owner}: workers must be a positive number of processes, at most {MAX_WORKERS}, got {workers!r}"
+        )
     if workers > 1 and "fork" not in multiprocessing.get_all_start_methods():
         raise ValueError(f"{owner}: workers above 1 fork processes, which this platform cannot; use workers=1")
     return workers

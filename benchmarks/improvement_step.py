@@ -103,6 +103,7 @@ def main(argv: list[str] | None = None) -> None:
         temperature=args.temperature, anchored=not args.unanchored,
         epochs=args.epochs, learning_rate=args.learning_rate, anneal=args.anneal, minibatch_size=args.minibatch_size,
         student_trunk=trunk, student_hidden_sizes=hidden, student_head=args.student_head if trunk else "flat",
+        workers=args.workers,
     )  # fmt: skip
     student = student_network(game, settings, args.seed)
     network, player = (copy.deepcopy(start), None) if student is None else (student, start)
@@ -135,7 +136,7 @@ def main(argv: list[str] | None = None) -> None:
     with tqdm(total=settings.positions, desc="positions valued", unit="position") as bar:  # on stderr
         chunks = improvement_chunks(
             game, network, settings, args.seed, torch.device("cpu"), iterate=args.iterate, player=player,
-            advance=bar.update, log=lambda line: tqdm.write(line, file=sys.stderr), workers=args.workers,
+            advance=bar.update, log=lambda line: tqdm.write(line, file=sys.stderr),
         )  # fmt: skip
         for stats in chunks:
             loss, labelled = stats["loss"], int(stats["positions"])

@@ -40,10 +40,13 @@ def test_improve_keys_are_checked() -> None:
     assert (config.improve.positions, config.improve.opponent, config.improve.temperature) == (5000, "heuristic", 0.1)
     assert build_config({}, ["improve.labeller=pimc:simulations=64"]).improve.labeller == "pimc:simulations=64"
     assert build_config({}, ["improve.anchored=false"]).improve.anchored is False
+    assert build_config({}, ["improve.workers=2"]).improve.workers == 2
     for override, message in (
         ("improve.positions=-1", r"improve\.positions must be 0 \(no improvement phase\)"),
         ("improve.chunk=0", r"improve\.chunk must lie in \[1, 2000000\]"),
         ("improve.chunk=3000000", r"improve\.chunk must lie in \[1, 2000000\]"),
+        ("improve.workers=0", r"improve\.workers must lie in \[1, 256\]"),
+        ("improve.workers=100000", r"improve\.workers must lie in \[1, 256\]"),
         ("improve.temperature=0", r"improve\.temperature must be positive"),
         ("improve.opponent=nobody", r"improve\.opponent: .*nobody"),
         ("improve.labeller=heuristic", r"improve\.labeller: 'heuristic' does not value each move"),
@@ -175,12 +178,13 @@ def test_each_chunk_is_labelled_by_the_policy_as_fitted_so_far_unless_frozen(mon
         assert not same(fitted[-1], start)
 
 
-@pytest.mark.parametrize("labeller", ["", "pimc:simulations=8"])
-def test_progress_counts_every_position_valued_and_says_when_each_fit_begins(labeller: str) -> None:
-    """The bar's ``update`` hears of each position as it is valued (by rollouts or by search),
-    all of a chunk's before the line that its fit begins, and nothing after."""
+@pytest.mark.parametrize(("labeller", "workers"), [("", 1), ("pimc:simulations=8", 1), ("pimc:simulations=8", 2)])
+def test_progress_counts_every_position_valued_and_says_when_each_fit_begins(labeller: str, workers: int) -> None:
+    """The bar's ``update`` hears of each position as it is valued (by rollouts or by search,
+    in this process or in forked workers), all of a chunk's before the line that its fit
+    begins, and nothing after."""
     events: list[tuple[str, int]] = []
-    settings = ImprovementConfig(positions=40, chunk=20, minibatch_size=16, labeller=labeller)
+    settings = ImprovementConfig(positions=40, chunk=20, minibatch_size=16, labeller=labeller, workers=workers)
     chunks = improvement.improvement_chunks(
         GAME, network_for(GAME, [32]), settings, 3, torch.device("cpu"),
         advance=lambda count: events.append(("valued", count)), log=lambda line: events.append((line, 0)),

@@ -21,6 +21,7 @@ import yaml
 
 from agents.network import ACTION_HEADS, TRUNKS, network_shape_problem
 from agents.policy_search import MAX_SIMULATIONS
+from agents.workers import MAX_WORKERS, check_workers
 from domino_env import make_game
 
 
@@ -169,6 +170,9 @@ class ImprovementConfig:
     student_trunk: str = ""
     student_hidden_sizes: list[int] = field(default_factory=list)
     student_head: str = "flat"
+    # Processes sharing a labeller's searches, one a core (agents/workers.py). The labels are the
+    # same for any number above one, and differ from one process's by the searches' draws.
+    workers: int = 1
 
 
 @dataclass
@@ -391,6 +395,7 @@ BOUNDS: dict[str, Range] = {
     "improve.epochs": POSITIVE,
     "improve.learning_rate": POSITIVE,
     "improve.minibatch_size": POSITIVE,
+    "improve.workers": Range(1, MAX_WORKERS),
     "eval.every": POSITIVE,
     "eval.games": POSITIVE,
     "run.seed": Range(0, 2**63 - 1),
@@ -439,6 +444,11 @@ def _validate(config: TrainConfig) -> None:
     if problem:
         raise ConfigError(f"network.hidden_sizes={config.network.hidden_sizes}: {problem}")
     _validate_student(config.improve)
+    if config.improve.workers > 1:
+        try:
+            check_workers("improve.workers", config.improve.workers)
+        except ValueError as error:
+            raise ConfigError(str(error)) from None
     if config.network.critic not in CRITICS:
         raise ConfigError(f"network.critic must be one of {', '.join(CRITICS)}, got {config.network.critic!r}")
     if config.distill.labels not in DISTILL_LABELS:

@@ -76,7 +76,6 @@ def improvement_chunks(
     player: PolicyNetwork | None = None,
     advance: Advance | None = None,
     log: Callable[[str], object] | None = None,
-    workers: int = 1,
 ) -> Iterator[dict[str, float]]:
     """Fit ``network`` in place, chunk by chunk, as ``settings`` says; after each chunk, yields
     its figures (``positions`` so far, the fit's ``loss``). The labelling policy is ``network``
@@ -87,7 +86,7 @@ def improvement_chunks(
     step over a trained policy. ``advance`` is told of each chunk's positions as they are
     valued (a progress bar's ``update``), and ``log`` when a chunk's fit begins: the fit of a
     large student can take as long as the labelling. A labeller's searches are shared by
-    ``workers`` processes (:func:`training.action_values.search_values`)."""
+    ``settings.workers`` processes (:func:`training.action_values.search_values`)."""
     opponent = make_agent(settings.opponent, game, seed=seed) if settings.opponent else None
     labeller = None
     if settings.labeller:
@@ -103,8 +102,9 @@ def improvement_chunks(
         num_envs = max(1, min(MAX_ROLLOUT_ENVS, size // 16))
         player = network if start is None else start
         data = label_positions(
-            game, player, size, num_envs, seed_k, opponent=opponent, labeller=labeller, advance=advance, workers=workers
-        )
+            game, player, size, num_envs, seed_k,
+            opponent=opponent, labeller=labeller, advance=advance, workers=settings.workers,
+        )  # fmt: skip
         if log is not None:
             log(f"improvement chunk {chunk + 1}/{chunks}: {len(data):,} positions valued, "
                 f"fitting them for {settings.epochs} epochs")  # fmt: skip
