@@ -42,6 +42,17 @@ def positive_int(text: str) -> int:
     return int(text)
 
 
+def worker_count(text: str) -> int:
+    """An argparse type: processes sharing searches or games, from 1 to
+    :data:`agents.workers.MAX_WORKERS` (above one where this platform can fork)."""
+    from agents.workers import check_workers  # imports nothing heavy, but only where it is asked for
+
+    try:
+        return check_workers("--workers", positive_int(text))
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix("--workers: ")) from None
+
+
 def nonnegative_int(text: str) -> int:
     """An argparse type: a whole number from 0 (a seed, or a count where 0 means none)."""
     if not text.isdigit():

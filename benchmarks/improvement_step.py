@@ -51,7 +51,7 @@ from agents.policy import PolicyAgent
 from agents.registry import check_labeller, make_agent
 from agents.tournament import against_table
 from arena.ship import EVALUATION_SEED, ladder_search_agent
-from benchmarks import nonnegative_int, policy_or_exit, positive_float, positive_int
+from benchmarks import nonnegative_int, policy_or_exit, positive_float, positive_int, worker_count
 from training import checkpoint as ckpt
 from training.config import ImprovementConfig
 from training.improvement import improvement_chunks, student_network
@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--opponent", help="an agent (heuristic) playing the other seats of every rollout")
     parser.add_argument("--labeller", help="a search agent (pimc:simulations=64) valuing the moves instead")
     parser.add_argument(
-        "--workers", type=positive_int, default=1, help="processes sharing the labeller's searches and the search games"
+        "--workers", type=worker_count, default=1, help="processes sharing the labeller's searches and the search games"
     )
     parser.add_argument("--epochs", type=positive_int, default=DEFAULTS.epochs, help="passes over each chunk")
     parser.add_argument("--learning-rate", type=positive_float, default=DEFAULTS.learning_rate)

@@ -4,11 +4,13 @@ budget, side by side against the same tables of the heuristic, PIMC and ISMCTS.
     .venv/bin/python -m benchmarks.policy_search draw_2p block_2p [--simulations 256 1024]
         [--games 400] [--heuristic-games 1000] [--against heuristic pimc ismcts] [--margins 0 2]
         [--horizons 0 1] [--solves 0 14] [--belief draw_2p] [--trees 0 1] [--explore 1] [--no-policy]
+        [--workers 2]
 
 PIMC and ISMCTS play at the strength ladder's budgets (``arena.ship.ladder_search_agent``), so the
 rows read against the ladder's. Every matchup plays the evaluation deals (seed 12345, never
 trained on), seats rotated. Prints one Markdown row per agent: win rate with its 95% interval
-against each table, and the agent's milliseconds per move (forced moves included).
+against each table, and the agent's milliseconds per move (forced moves included). ``--workers``
+processes share each matchup's games (agents.tournament.rotated_match), one a core.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from agents.policy_search import SUFFIX
 from arena.evaluation import run_arena
 from arena.matchup import Matchup
 from arena.ship import EVALUATION_SEED, SEARCH_AGENTS, ladder_search_agent
-from benchmarks import nonnegative_int, policy_or_exit, positive_float, positive_int
+from benchmarks import nonnegative_int, policy_or_exit, positive_float, positive_int, worker_count
 from training import checkpoint as ckpt
 
 
@@ -52,6 +54,7 @@ def measure(
     belief: str | None = None,
     trees: list[int] = (0,),
     explore: float = 1.0,
+    workers: int = 1,
 ) -> list[str]:
     folder, game, network = policy_or_exit(config)
     config = folder.name if folder.parent == ckpt.PRETRAINED_DIR else config
@@ -77,7 +80,8 @@ def measure(
         cells, ms = [], []
         for name in against:
             episodes = heuristic_games if name == "heuristic" else games
-            result = run_arena(game, {agent.name: agent, name: opponent(name, game)}, episodes, EVALUATION_SEED, [name])
+            seated = {agent.name: agent, name: opponent(name, game)}
+            result = run_arena(game, seated, episodes, EVALUATION_SEED, [name], workers=workers)
             matchup: Matchup = next(m for m in result.matchups if m.policy == agent.name)
             low, high = matchup.interval()
             mark = "**" if matchup.verdict == "above" else ""
@@ -119,6 +123,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--explore", type=positive_float, default=1.0, help="the guided tree's exploration constant")
     parser.add_argument("--belief", help="draw every search's worlds from this belief model (default: uniformly)")
     parser.add_argument("--no-policy", action="store_true", help="leave out the policy-alone row")
+    parser.add_argument("--workers", type=worker_count, default=1, help="processes sharing each matchup's games")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     header = " | ".join(f"vs {name}" for name in args.against)
@@ -127,7 +132,7 @@ def main(argv: list[str] | None = None) -> None:
     for config in args.configs:
         measure(
             config, args.simulations, args.against, args.games, args.heuristic_games, args.margins, not args.no_policy,
-            args.horizons, args.solves, args.belief, args.trees, args.explore,
+            args.horizons, args.solves, args.belief, args.trees, args.explore, args.workers,
         )  # fmt: skip
 
 

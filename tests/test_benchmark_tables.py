@@ -161,7 +161,9 @@ def test_imitation_fidelity_prints_agreement_per_arm_and_epoch(capsys) -> None:
 
 
 def test_policy_search_prints_the_policy_alone_and_with_search(capsys) -> None:
-    policy_search.main(["draw_2p", "--simulations", "4", "--against", "heuristic", "--heuristic-games", "4"])
+    policy_search.main(
+        ["draw_2p", "--simulations", "4", "--against", "heuristic", "--heuristic-games", "4", "--workers", "2"]
+    )
     rows = table_rows(capsys.readouterr().out)
     assert [(row[1], row[2]) for row in rows] == [("draw_2p", ""), ("draw_2p+search", "4")]
     assert all(0 <= rate(row[3]) <= 1 and float(row[4]) > 0 for row in rows)
@@ -187,6 +189,8 @@ def test_policy_search_prints_the_policy_alone_and_with_search(capsys) -> None:
         ("imitation_fidelity", ["--arms", "flat:0"], "sizes from 1 to"),
         ("imitation_fidelity", ["--arms", "flat:axb"], "is not HEAD:SIZES"),
         ("improvement_step", ["draw_2p", "--games", "-1"], "--games: must be a whole number from 0"),
+        ("improvement_step", ["draw_2p", "--workers", "0"], "--workers: must be a positive whole number"),
+        ("policy_search", ["draw_2p", "--workers", "999"], "--workers: workers must be a positive number of"),
         ("policy_search", ["draw_2p", "--trees", "2"], "--trees: invalid choice: 2"),
         ("policy_search", ["draw_2p", "--against", "nobody"], "nobody"),
         ("self_play_ablation", ["--steps", "0"], "--steps: must be a positive whole number"),
