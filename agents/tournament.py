@@ -286,8 +286,9 @@ def play_shared(
     game: Game, agents: list[Agent], episodes_per_slot: int, seed: int, batch_size: int, workers: int
 ) -> list[Seated]:
     """:func:`rotated_match`'s games shared by ``workers`` forked processes: for each rotation,
-    its slots' results, block by block in slot order. One game is played here first, so that the
-    agents' searches are compiled once and every worker inherits them."""
+    its slots' results, block by block in slot order. One game is played here first and its
+    result dropped, so that the agents' searches are compiled once and every worker inherits
+    them instead of compiling them again."""
     play_seated_states(game, agents, 1, seed, 1)
     global _FORKED_MATCH  # what the forked workers inherit instead of unpickling it
     _FORKED_MATCH = (game, agents, episodes_per_slot, seed, batch_size)

@@ -4,9 +4,9 @@
 
 Both fork: a worker inherits the agents, their compiled searches and the positions as they are
 in the parent, so nothing is pickled on the way in and nothing is compiled again. Each worker
-runs one torch thread, one heavy job per core. Work goes out in blocks of a
-fixed size, and the caller restarts every agent's generator at each block from the block's own
-seed, so the results are the same for any number of workers above one.
+runs one torch thread, one heavy job per core. Work goes out in blocks of a fixed size, and the
+caller restarts every agent's generator at each block from the block's own seed, so the results
+are the same for any number of workers above one.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import multiprocessing
 import sys
 from multiprocessing.context import BaseContext
 
-MAX_WORKERS = 256  # more processes than any machine here has cores is a typo, not a plan
+MAX_WORKERS = 256  # above this a count is a typo, not a machine's cores: refused before any fork
 
 
 def check_workers(owner: str, workers: object) -> int:
