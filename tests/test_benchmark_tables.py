@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from agents import make_agent
+from agents.base import Agent
 from benchmarks import (
     belief,
     belief_history,
@@ -23,7 +24,9 @@ from benchmarks import (
     exploitability_exact,
     imitation_fidelity,
     policy_search,
+    search_split,
 )
+from domino_env.games.core import PLAYING
 from domino_env.variants import make_game
 
 
@@ -158,6 +161,69 @@ def test_imitation_fidelity_prints_agreement_per_arm_and_epoch(capsys) -> None:
         ("tiles:16", "2"),
     ]
     assert all(0 <= float(row[2]) <= 1 and 0 <= float(row[3]) <= 1 for row in rows)
+
+
+def test_search_split_prints_a_row_per_arm(capsys) -> None:
+    search_split.main(
+        ["hungarian_3p", "--search", "ismcts:simulations=8", "--arms", "lead", "turn_start+run", "--games", "6"]
+    )
+    rows = table_rows(capsys.readouterr().out)
+    assert [row[0] for row in rows] == ["search on lead", "search on run+turn_start"]
+    assert all(0 <= float(row[1]) <= 1 and float(row[3]) > 0 for row in rows)
+
+
+class LegalAt(Agent):
+    """The legal action at one end of the mask: two agents that disagree whenever there is a
+    choice, and draw nothing."""
+
+    def __init__(self, last: bool) -> None:
+        self.last = last
+
+    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return np.array([np.flatnonzero(mask)[-1 if self.last else 0] for mask in masks])
+
+
+def test_a_split_player_asks_the_search_only_in_its_kinds_of_decision() -> None:
+    """Over whole Hungarian hands the kinds come in their order (the lead, then each turn's
+    first tile and the tiles after it), and the split player's move is the search's exactly
+    where the kind is searched."""
+    game = make_game("hungarian", num_players=3)
+    policy, search = LegalAt(last=False), LegalAt(last=True)
+    split = search_split.SplitPlayer(game, policy, search, {"run"})
+    state, rows = game.new_state(1), np.zeros(1, np.int64)
+    game.seed(state, 0, 5)
+    game.start(state, 0)
+    kinds: list[str] = []
+    for _ in range(3):  # hands
+        hand = []
+        while True:
+            kind = search_split.hungarian_kind(state, 0)
+            hand.append(kind)
+            chosen = split.act_states(game, state, rows)
+            assert chosen == (search if kind == "run" else policy).act_states(game, state, rows)
+            if game.step(state, 0, int(chosen[0])) != PLAYING:
+                break
+        assert hand[0] == "lead" and "lead" not in hand[1:]
+        kinds += hand
+        game.start(state, 0)
+    assert {"turn_start", "run"} <= set(kinds)
+
+
+def test_draw_decisions_are_of_the_boneyard_until_it_is_drawn_dry() -> None:
+    game = make_game("draw", num_players=2)
+    state, rows, greedy = game.new_state(1), np.zeros(1, np.int64), make_agent("greedy", game)
+    kinds = []
+    for seed in range(20):  # hands, some of which draw the boneyard dry
+        game.seed(state, 0, seed)
+        game.start(state, 0)
+        assert search_split.draw_kind(state, 0) == "boneyard"
+        while True:
+            left = int(state["boneyard_size"][0] - state["boneyard_top"][0])
+            kinds.append((search_split.draw_kind(state, 0), left))
+            if game.step(state, 0, int(greedy.act_states(game, state, rows)[0])) != PLAYING:
+                break
+    assert all((kind == "boneyard") == (left > 0) for kind, left in kinds)
+    assert {kind for kind, _ in kinds} == {"boneyard", "no_boneyard"}
 
 
 def test_policy_search_prints_the_policy_alone_and_with_search(capsys) -> None:
