@@ -5,7 +5,9 @@ decision and the policy in the others, against a table of an agent.
         --arms lead turn_start run lead+turn_start+run --against heuristic --games 16000 --workers 2
 
 Each arm names the kinds of decision the search makes (joined by ``+``); the policy (a shipped
-one or a checkpoint, its most likely move) makes every other. The kinds are the variant's
+one or a checkpoint, its most likely move) makes every other. ``--search`` takes any agent
+``python -m arena evaluate`` does, so another policy can take the search's place, to compare two
+networks kind by kind. The kinds are the variant's
 (``DECISION_KINDS``): in Hungarian the lead (the hand's first tile), the first tile of a later
 turn, and each tile after it in the same turn's run; in Draw the decisions while the boneyard
 still holds tiles and those after. An arm of every kind is the search alone, and the policy
@@ -102,7 +104,7 @@ def arm_kinds(arm: str, kinds: tuple[str, ...]) -> set[str]:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("policy", help="a shipped policy (hungarian_3p) or a checkpoint")
-    parser.add_argument("--search", required=True, help="the search agent (ismcts:simulations=2000)")
+    parser.add_argument("--search", required=True, help="who makes the arms' decisions (ismcts:simulations=2000)")
     parser.add_argument("--arms", nargs="+", required=True, help="kinds of decision the search makes (lead+run)")
     parser.add_argument("--against", default="heuristic", help="the agent whose table every arm plays")
     parser.add_argument("--games", type=positive_int, default=16000, help="episodes per arm")
