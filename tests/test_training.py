@@ -273,7 +273,7 @@ def test_arena_counts_rotation_and_intervals_on_a_fixed_outcome_match(monkeypatc
     game = make_game("draw", num_players=2)
     seen_lineups = []
 
-    def fixed_match(game, agents, episodes, seed=0, batch_size=256):
+    def fixed_match(game, agents, episodes, seed=0, batch_size=256, workers=1):
         seen_lineups.append([a.name for a in agents])
         strong_first = agents[0].name == "strong"
         records = [Record(agents[0].name), Record(agents[1].name)]
@@ -309,7 +309,7 @@ def test_a_policy_winning_its_fair_share_of_a_four_seat_table_rates_level(monkey
     losing seat counts, not each losing policy once."""
     game = make_game("mexican_train", num_players=4)
 
-    def fair_match(game, agents, episodes, seed=0, batch_size=256):
+    def fair_match(game, agents, episodes, seed=0, batch_size=256, workers=1):
         records = [Record(agent.name) for agent in agents]
         for episode in range(episodes):
             for seat, record in enumerate(records):
