@@ -462,9 +462,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--games", type=int, default=2000, help="episodes per matchup")
     evaluate.add_argument("--sample", action="store_true", help="trained policies sample instead of argmax")
     evaluate.add_argument("--out", help="folder for arena.md, arena.csv and arena.png")
-    evaluate.add_argument(
-        "--workers", type=int, default=1, help="processes sharing each matchup's games (search agents: one a core)"
-    )
+    evaluate.add_argument("--workers", type=int, default=1, help="processes sharing each matchup's games, one a core")
     evaluate.add_argument(
         "--replays", nargs="+", type=int, metavar="GAME", help="write replays of these games (0, 1...) of each matchup"
     )
