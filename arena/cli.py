@@ -110,6 +110,14 @@ def check_seed(seed: int) -> None:
         raise UsageError(f"--seed must lie in [0, {MAX_SEED}], got {seed}")
 
 
+def check_workers_flag(workers: int) -> None:
+    """``--workers``, refused as a usage error where :func:`agents.workers.check_workers` refuses it."""
+    try:
+        check_workers("--workers", workers)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+
+
 def check_writable(folder: str | Path, flag: str) -> None:
     """Refuse, before any work, a folder that cannot be made or written in: the nearest part of
     it that exists must be a folder this user may write in."""
@@ -242,10 +250,7 @@ def evaluate_command(args: argparse.Namespace) -> None:
     if args.games < 1:
         raise UsageError(f"--games must be a positive number of episodes per matchup, got {args.games}")
     check_seed(args.seed)
-    try:
-        check_workers("--workers", args.workers)
-    except ValueError as error:
-        raise UsageError(str(error)) from None
+    check_workers_flag(args.workers)
     if args.replays and not args.out:
         raise UsageError("--replays needs --out, the folder the replays are written to")
     if args.out:

@@ -35,8 +35,7 @@ from pathlib import Path
 from agents import make_agent
 from agents.base import Agent
 from agents.policy import PolicyAgent
-from agents.workers import check_workers
-from arena.cli import ArgumentParser, UsageError, check_writable
+from arena.cli import ArgumentParser, UsageError, check_workers_flag, check_writable
 from arena.evaluation import run_arena
 from arena.matchup import matchup_table
 from domino_env import make_game
@@ -249,10 +248,7 @@ def check_arguments(args: argparse.Namespace) -> None:
         raise UsageError(f"--games must be a positive number of episodes, got {args.games}")
     if args.search_games < 0:
         raise UsageError(f"--search-games must be 0 (none) or a positive number of episodes, got {args.search_games}")
-    try:
-        check_workers("--workers", args.workers)
-    except ValueError as error:
-        raise UsageError(str(error)) from None
+    check_workers_flag(args.workers)
     if not (args.configs or args.evaluate or args.table or args.profile):
         raise UsageError("nothing to do: give configs to train and ship, --evaluate NAME, --table or --profile RUN")
     shipped = [name for name in ckpt.pretrained_names() if (ckpt.PRETRAINED_DIR / name / SUMMARY_FILE).is_file()]
