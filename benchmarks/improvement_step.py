@@ -6,7 +6,7 @@ policy as it was.
         [--temperature 0.05] [--epochs 2] [--iterate] [--opponent heuristic] [--games 2000]
         [--against pimc ismcts] [--heuristic-games 16000] [--save DIR]
         [--student attention 64 64 [--student-head flat]] [--anneal]
-        [--labeller ismcts:simulations=2000 [--workers 2]]
+        [--labeller ismcts:simulations=2000 [--workers 2]] [--driver ismcts:simulations=2000]
 
 The policy (a shipped one or a checkpoint) reaches ``--positions`` unforced positions playing
 every seat, ``--chunk`` at a time; every legal move of each is played out once from the real
@@ -19,6 +19,8 @@ heuristics and the heuristic plays the other seats of every rollout, so the valu
 playing against its table. With ``--labeller`` a search agent values every legal move from what
 the seat to act knows instead (PIMC's mean over its worlds, ISMCTS's root means), its searches
 shared by ``--workers`` processes, as are the games against the search agents. With
+``--driver`` an agent's own games reach the positions instead of the policy's: ISMCTS's plans,
+searched in the main process. With
 ``--student TRUNK SIZE...``, a new network of that trunk and those sizes is fitted from scratch
 instead, to one step over the policy: the policy, frozen, reaches the positions and anchors the
 targets. ``--anneal`` takes each chunk's learning rate down
@@ -69,6 +71,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--unanchored", action="store_true", help="fit values / T alone, not log prior + values / T")
     parser.add_argument("--opponent", help="an agent (heuristic) playing the other seats of every rollout")
     parser.add_argument("--labeller", help="a search agent (pimc:simulations=64) valuing the moves instead")
+    parser.add_argument("--driver", help="an agent (ismcts:simulations=2000) whose own games reach the positions")
     parser.add_argument(
         "--workers", type=worker_count, default=1, help="processes sharing the labeller's searches and the search games"
     )
@@ -89,7 +92,8 @@ def main(argv: list[str] | None = None) -> None:
     torch.set_num_threads(1)
     numba.set_num_threads(1)  # one heavy job per core
     _, game, start = policy_or_exit(args.policy)
-    for flag, spec in (("--opponent", args.opponent), ("--labeller", args.labeller)):  # refused before any work
+    flags = (("--opponent", args.opponent), ("--labeller", args.labeller), ("--driver", args.driver))
+    for flag, spec in flags:  # refused before any work
         try:
             if spec:
                 agent = make_agent(spec, game)
@@ -103,7 +107,7 @@ def main(argv: list[str] | None = None) -> None:
         temperature=args.temperature, anchored=not args.unanchored,
         epochs=args.epochs, learning_rate=args.learning_rate, anneal=args.anneal, minibatch_size=args.minibatch_size,
         student_trunk=trunk, student_hidden_sizes=hidden, student_head=args.student_head if trunk else "flat",
-        workers=args.workers,
+        workers=args.workers, driver=args.driver or "",
     )  # fmt: skip
     student = student_network(game, settings, args.seed)
     network, player = (copy.deepcopy(start), None) if student is None else (student, start)
@@ -115,6 +119,7 @@ def main(argv: list[str] | None = None) -> None:
           f"{'iterated' if args.iterate else 'one step over the policy'}{', unanchored' if args.unanchored else ''}"
           f"{f', rollouts against {args.opponent}' if args.opponent else ''}"
           f"{f', moves valued by {args.labeller}' if args.labeller else ''}"
+          f"{f', positions of {args.driver} games' if args.driver else ''}"
           f"{f', fitting a new {student} {args.student_head} network' if args.student else ''}")  # fmt: skip
     print("| policy | " + " | ".join(f"vs {name} | 95%" for name in names) + " | loss | seconds |")
     print("|---|" + "---|---|" * len(names) + "---|---|")

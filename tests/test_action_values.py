@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 import torch
 
-from agents.base import Agent
-from agents.network import PolicyNetwork
+from agents.base import Agent, StatefulAgent
+from agents.network import PolicyNetwork, legal_log_probs
 from agents.registry import check_labeller, make_agent
 from benchmarks.improvement_step import main as improvement_main
 from domino_env import make_game
@@ -169,6 +169,51 @@ def test_labelled_positions_have_bounded_values_a_prior_and_repeat_under_a_seed(
     again = label_positions(game, network, 120, num_envs=16, seed=21)
     np.testing.assert_array_equal(again.obs, data.obs)
     np.testing.assert_array_equal(again.values, data.values)  # the same seed labels the same
+
+
+@pytest.mark.parametrize(("variant", "options"), VARIANTS, ids=lambda v: str(v))
+def test_a_driver_that_reads_the_game_record_reaches_the_positions_of_its_own_games(variant, options) -> None:
+    """A search agent (any agent that decides from the game record) as the driver plays every
+    seat: the positions are exactly those of its own games, as when it drives as the teacher,
+    and each kept row's state is the one its observation was read from."""
+    game = make_game(variant, **options)
+    data, states = recorded_states(game, make_agent("heuristic", game, seed=3), 200, 8, seed=19)
+    own, _ = record_decisions(game, make_agent("heuristic", game, seed=3), None, 200, 8, seed=19)
+    np.testing.assert_array_equal(data.obs, own.obs)
+    np.testing.assert_array_equal(data.mask, own.mask)
+    mask = np.zeros(game.num_actions, np.int8)
+    for i in range(len(states)):
+        observation, _ = game.view(states, i, game.current_seat(states, i))
+        game.legal_mask(states, i, mask)
+        np.testing.assert_array_equal(observation, data.obs[i])
+        np.testing.assert_array_equal(mask, data.mask[i])
+
+
+class StatefulSpy(StatefulAgent):
+    """The first legal move, from the game record; notes every (game, seat) it decides for."""
+
+    def __init__(self, game: Game) -> None:
+        super().__init__(game)
+        self.asked: list[tuple[int, int]] = []
+
+    def act_state(self, state: np.ndarray, g: int) -> int:
+        self.asked.append((g, self.game.current_seat(state, g)))
+        mask = np.zeros(self.game.num_actions, np.int8)
+        self.game.legal_mask(state, g, mask)
+        return int(np.flatnonzero(mask)[0])
+
+
+def test_a_driver_against_a_table_plays_the_learners_seats_and_the_policy_still_anchors() -> None:
+    game = make_game("draw", num_players=2)
+    network = untrained(game, seed=6)
+    driver, table = StatefulSpy(game), SeatSpy(seed=2)
+    data = label_positions(game, network, 60, num_envs=8, seed=23, opponent=table, driver=driver)
+    assert len(data) >= 60 and driver.asked and table.asked
+    assert all(seat == g % game.num_players for g, seat in driver.asked)  # the learner's seat of game g
+    own = label_positions(game, network, 60, num_envs=8, seed=23, opponent=table)
+    assert not np.array_equal(own.obs[: len(data)], data.obs[: len(own)])  # other games: the driver's
+    with torch.no_grad():
+        np.testing.assert_allclose(data.prior, legal_log_probs(network, data.obs, data.mask), atol=1e-6)
 
 
 def test_the_recorded_rows_match_their_observations() -> None:

@@ -41,6 +41,7 @@ def test_improve_keys_are_checked() -> None:
     assert build_config({}, ["improve.labeller=pimc:simulations=64"]).improve.labeller == "pimc:simulations=64"
     assert build_config({}, ["improve.anchored=false"]).improve.anchored is False
     assert build_config({}, ["improve.workers=2"]).improve.workers == 2
+    assert build_config({}, ["improve.driver=ismcts:simulations=200"]).improve.driver == "ismcts:simulations=200"
     for override, message in (
         ("improve.positions=-1", r"improve\.positions must be 0 \(no improvement phase\)"),
         ("improve.chunk=0", r"improve\.chunk must lie in \[1, 2000000\]"),
@@ -49,6 +50,7 @@ def test_improve_keys_are_checked() -> None:
         ("improve.workers=100000", r"improve\.workers must lie in \[1, 256\]"),
         ("improve.temperature=0", r"improve\.temperature must be positive"),
         ("improve.opponent=nobody", r"improve\.opponent: .*nobody"),
+        ("improve.driver=nobody", r"improve\.driver: .*nobody"),
         ("improve.labeller=heuristic", r"improve\.labeller: 'heuristic' does not value each move"),
         ("improve.labeller=pimc:simulations=0", r"improve\.labeller: .*simulations"),
         ("improve.temprature=1", r"unknown config key improve\.temprature; did you mean improve\.temperature\?"),

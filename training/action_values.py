@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from agents.base import Agent
+from agents.base import Agent, StatefulAgent
 from agents.network import PolicyNetwork, legal_log_probs
 from agents.policy import PolicyAgent
 from agents.policy_search import policy_rollouts
@@ -113,11 +113,35 @@ class TableRecorder(StateRecorder):
             raise RuntimeError("TableRecorder.act must follow act_states on the same games")
         mine = self.learner[-1]
         actions = np.empty(len(games), np.int64)
-        if mine.any():
+        if mine.any() and isinstance(self.driver, StatefulAgent):  # it decides from the game record
+            actions[mine] = self.driver.act_states(game, state, games[mine])
+        elif mine.any():
             actions[mine] = self.driver.act(observations[mine], masks[mine])
         if not mine.all():
             actions[~mine] = self.opponent.act_states(game, state, games[~mine])
         return actions
+
+
+class AgentRecorder(StateRecorder):
+    """Teacher and driver at once for ``record_decisions``: ``agent`` plays every seat from the
+    game record, as a search agent must (``act_states``), and each asked position's real state
+    is kept. The positions are then those of the agent's own games: a search agent's, whose
+    plans the positions of a policy's games do not follow."""
+
+    def __init__(self, agent: Agent) -> None:
+        super().__init__()
+        self.agent = agent
+        self.asked: tuple[Game, np.ndarray, np.ndarray] | None = None
+
+    def act_states(self, game: Game, state: np.ndarray, games: np.ndarray) -> np.ndarray:
+        self.asked = (game, state, games)
+        return super().act_states(game, state, games)
+
+    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        game, state, games = self.asked
+        if len(observations) != len(games):  # asked about other games than act_states was
+            raise RuntimeError("AgentRecorder.act must follow act_states on the same games")
+        return np.asarray(self.agent.act_states(game, state, games), np.int64)
 
 
 def recorded_states(
@@ -129,11 +153,14 @@ def recorded_states(
     deadline: float = math.inf,
     whole_episodes: bool = False,
 ) -> tuple[Demonstrations | None, np.ndarray | None]:
-    """About ``positions`` unforced positions that ``driver`` reaches playing every seat on the
-    deals of ``seed``, and row for row their real states; (None, None) when ``deadline`` passed
+    """About ``positions`` unforced positions that ``driver`` (a policy, or an agent that reads
+    the game record such as a search agent) reaches playing every seat on the deals of ``seed``,
+    and row for row their real states; (None, None) when ``deadline`` passed
     first. ``whole_episodes``: at least ``positions``, every episode begun before the count kept
     whole (:func:`training.imitation.record_decisions`), a fair sample for measuring on."""
     recorder = StateRecorder()
+    if isinstance(driver, StatefulAgent):  # it decides from the game record, not an observation
+        recorder = driver = AgentRecorder(driver)
     data, _ = record_decisions(
         game, recorder, driver, positions, num_envs, seed, deadline=deadline, whole_episodes=whole_episodes
     )
@@ -253,6 +280,7 @@ def label_positions(
     labeller: Agent | None = None,
     advance: Advance | None = None,
     workers: int = 1,
+    driver: Agent | None = None,
 ) -> ActionValues | None:
     """About ``positions`` unforced positions reached by ``network`` sampling every seat's moves
     on the deals of ``seed``, each move valued by :func:`move_values`; None when ``deadline`` (a
@@ -261,11 +289,14 @@ def label_positions(
     those of playing on against it. With a ``labeller`` (PIMC), the moves are valued
     by its search from the seat's own knowledge instead (:func:`search_values`, in ``workers``
     processes): many worlds a position and the labeller's rollout player, where a rollout sees
-    one world, the real one.
+    one world, the real one. With a ``driver`` (ISMCTS), the positions are those it reaches
+    playing every seat instead, or the learner's seats against ``opponent``'s table; ``network``
+    still anchors the targets and plays the rollouts.
     ``advance``, where given, is told of the positions valued as they are. ``network`` is
     copied to the CPU."""
     player = copy.deepcopy(network).cpu().eval()
-    driver = PolicyAgent(player, "student", deterministic=False, seed=seed + 2)
+    if driver is None:
+        driver = PolicyAgent(player, "student", deterministic=False, seed=seed + 2)
     if opponent is None:
         data, states = recorded_states(game, driver, positions, num_envs, seed, deadline)
     else:  # the table's turns are recorded too, and dropped: one side's in `num_sides` is the learner's

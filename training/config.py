@@ -158,6 +158,7 @@ class ImprovementConfig:
     chunk: int = 1_000_000  # positions labelled and fitted at once, each chunk by the policy so far
     opponent: str = ""  # an agent (heuristic) whose table the positions and rollouts are played against
     labeller: str = ""  # a search agent (pimc:simulations=64) valuing the moves; "": one rollout from the real state
+    driver: str = ""  # an agent (ismcts:simulations=2000) whose own games reach the positions; "": the policy's
     temperature: float = 0.05  # logits fitted to log prior + values / temperature
     anchored: bool = True  # false: to values / temperature alone, the labels' preference replacing the policy's
     epochs: int = 2  # passes over each chunk
@@ -471,6 +472,7 @@ def _validate(config: TrainConfig) -> None:
     named = [(f"pool.baselines[{i}]", name) for i, name in enumerate(config.pool.baselines)]
     named.append(("improve.opponent", config.improve.opponent or "random"))
     named.append(("improve.labeller", config.improve.labeller or "pimc"))
+    named.append(("improve.driver", config.improve.driver or "random"))
     for key, spec in [*named, ("imitation.teacher", config.imitation.teacher or "random")]:
         try:
             agent = make_agent(spec, game)

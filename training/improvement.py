@@ -7,6 +7,8 @@ policy as the chunks before left it: approximate policy iteration, one KL-regula
 chunk. With ``improve.opponent`` (the heuristic), the positions are the policy's turns in games
 against a table of it, and the rollouts play on against it. The step then moves towards a best
 response to that table, from the positions its games reach.
+With ``improve.driver`` (ISMCTS), the positions are those that agent's own games reach, at
+every seat or against the opponent's table: the positions of a stronger player's plans.
 
 PPO improves the policy against its pool from sampled episodes; a step here values every move
 of a position from the same hidden tiles and draws, so it sees differences between moves that
@@ -91,6 +93,7 @@ def improvement_chunks(
     labeller = None
     if settings.labeller:
         labeller = check_labeller(make_agent(settings.labeller, game, seed=seed + 1), settings.labeller)
+    driver = make_agent(settings.driver, game, seed=seed + 2) if settings.driver else None
     optimizer = torch.optim.Adam(network.parameters(), lr=settings.learning_rate, eps=1e-5)
     frozen = player if player is not None else None if iterate else network
     start = None if frozen is None else copy.deepcopy(frozen).eval()
@@ -103,7 +106,7 @@ def improvement_chunks(
         player = network if start is None else start
         data = label_positions(
             game, player, size, num_envs, seed_k,
-            opponent=opponent, labeller=labeller, advance=advance, workers=settings.workers,
+            opponent=opponent, labeller=labeller, advance=advance, workers=settings.workers, driver=driver,
         )  # fmt: skip
         if log is not None:
             log(f"improvement chunk {chunk + 1}/{chunks}: {len(data):,} positions valued, "
