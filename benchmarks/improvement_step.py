@@ -56,7 +56,7 @@ from arena.ship import EVALUATION_SEED, ladder_search_agent
 from benchmarks import nonnegative_int, policy_or_exit, positive_float, positive_int, worker_count
 from training import checkpoint as ckpt
 from training.config import ImprovementConfig
-from training.improvement import improvement_chunks, student_network
+from training.improvement import improvement_chunks, reached_bar, student_network
 
 DEFAULTS = ImprovementConfig()  # the settings a config's improve: section starts from
 
@@ -138,10 +138,12 @@ def main(argv: list[str] | None = None) -> None:
     if not args.skip_start:
         row("as it was", start, "| ")
     started, loss, labelled = time.perf_counter(), math.nan, 0
-    with tqdm(total=settings.positions, desc="positions valued", unit="position") as bar:  # on stderr
+    bar = tqdm(total=settings.positions, desc="positions valued", unit="position")  # on stderr
+    with bar, reached_bar(settings) as reached:
         chunks = improvement_chunks(
             game, network, settings, args.seed, torch.device("cpu"), iterate=args.iterate, player=player,
             advance=bar.update, log=lambda line: tqdm.write(line, file=sys.stderr),
+            reached=None if reached is None else reached.update,
         )  # fmt: skip
         for stats in chunks:
             loss, labelled = stats["loss"], int(stats["positions"])

@@ -203,6 +203,28 @@ def test_progress_counts_every_position_valued_and_says_when_each_fit_begins(lab
     assert sum(valued) == events[fitted[-1]][1]  # every position the two chunks fitted, each once
 
 
+def test_a_driver_reaches_each_chunks_positions_in_its_own_games_and_says_so_as_it_plays() -> None:
+    """With ``improve.driver`` the heuristic's own games reach the positions: each chunk hears of
+    every recorded decision before its positions are valued, and the bar exists only then."""
+    events: list[tuple[str, int]] = []
+    settings = ImprovementConfig(positions=40, chunk=20, minibatch_size=16, driver="heuristic")
+    chunks = improvement.improvement_chunks(
+        GAME, network_for(GAME, [32]), settings, 3, torch.device("cpu"),
+        advance=lambda count: events.append(("valued", count)), reached=lambda count: events.append(("reached", count)),
+    )  # fmt: skip
+    for stats in chunks:
+        events.append(("fitted", int(stats["positions"])))
+    kinds = [what for what, _ in events]
+    first = kinds.index("fitted")
+    assert kinds[0] == "reached" and kinds.index("valued") > kinds.index("reached")
+    assert "reached" in kinds[first + 1 :]  # the second chunk's games come after the first chunk's fit
+    assert sum(count for what, count in events[:first] if what == "reached") >= events[first][1]
+    with improvement.reached_bar(settings) as bar:
+        assert bar is not None
+    with improvement.reached_bar(ImprovementConfig(positions=40)) as bar:
+        assert bar is None
+
+
 def test_the_phase_trains_on_deals_of_its_own() -> None:
     config = build_config({}, ["improve.positions=2500000", "improve.chunk=1000000", "run.seed=4"])
     seeds = training_seeds(config)

@@ -47,6 +47,8 @@ from training.imitation import Demonstrations, record_decisions
 ROLLOUT_CHUNK = 8_192  # positions played out together: their moves' copies of the state fit in memory
 SEARCH_BLOCK = 256  # positions a worker labels in one task
 _FORKED: tuple[Agent, np.ndarray, np.ndarray, int] | None = None  # search_values' inputs, for its workers
+# Told how many more positions were valued, or reached, as labelling goes: ``tqdm(...).update``.
+Advance = Callable[[int], object]
 
 
 @dataclass
@@ -152,18 +154,21 @@ def recorded_states(
     seed: int,
     deadline: float = math.inf,
     whole_episodes: bool = False,
+    reached: Advance | None = None,
 ) -> tuple[Demonstrations | None, np.ndarray | None]:
     """About ``positions`` unforced positions that ``driver`` (a policy, or an agent that reads
     the game record such as a search agent) reaches playing every seat on the deals of ``seed``,
     and row for row their real states; (None, None) when ``deadline`` passed
     first. ``whole_episodes``: at least ``positions``, every episode begun before the count kept
-    whole (:func:`training.imitation.record_decisions`), a fair sample for measuring on."""
+    whole (:func:`training.imitation.record_decisions`), a fair sample for measuring on.
+    ``reached`` is told of the positions recorded as their episodes end."""
     recorder = StateRecorder()
     if isinstance(driver, StatefulAgent):  # it decides from the game record, not an observation
         recorder = driver = AgentRecorder(driver)
     data, _ = record_decisions(
-        game, recorder, driver, positions, num_envs, seed, deadline=deadline, whole_episodes=whole_episodes
-    )
+        game, recorder, driver, positions, num_envs, seed, deadline=deadline, whole_episodes=whole_episodes,
+        reached=reached,
+    )  # fmt: skip
     if data is None:
         return None, None
     return data, np.concatenate(recorder.states)[data.action]
@@ -175,10 +180,6 @@ def centred(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
     kept = np.where(legal, values, 0.0)
     mean = kept.sum(1, keepdims=True) / np.maximum(legal.sum(1, keepdims=True), 1)
     return np.where(legal, kept - mean, 0.0).astype(np.float32)
-
-
-# Told how many more positions were valued, as labelling goes: ``tqdm(...).update``.
-Advance = Callable[[int], object]
 
 
 def move_values(
@@ -281,6 +282,7 @@ def label_positions(
     advance: Advance | None = None,
     workers: int = 1,
     driver: Agent | None = None,
+    reached: Advance | None = None,
 ) -> ActionValues | None:
     """About ``positions`` unforced positions reached by ``network`` sampling every seat's moves
     on the deals of ``seed``, each move valued by :func:`move_values`; None when ``deadline`` (a
@@ -292,17 +294,18 @@ def label_positions(
     one world, the real one. With a ``driver`` (ISMCTS), the positions are those it reaches
     playing every seat instead, or the learner's seats against ``opponent``'s table; ``network``
     still anchors the targets and plays the rollouts.
-    ``advance``, where given, is told of the positions valued as they are. ``network`` is
-    copied to the CPU."""
+    ``advance``, where given, is told of the positions valued as they are, and ``reached`` of
+    the decisions recorded (the table's too) as their episodes end. ``network`` is copied to
+    the CPU."""
     player = copy.deepcopy(network).cpu().eval()
     if driver is None:
         driver = PolicyAgent(player, "student", deterministic=False, seed=seed + 2)
     if opponent is None:
-        data, states = recorded_states(game, driver, positions, num_envs, seed, deadline)
+        data, states = recorded_states(game, driver, positions, num_envs, seed, deadline, reached=reached)
     else:  # the table's turns are recorded too, and dropped: one side's in `num_sides` is the learner's
         recorder = TableRecorder(driver, opponent)
         asked = positions * game.num_sides
-        data, _ = record_decisions(game, recorder, recorder, asked, num_envs, seed, deadline=deadline)
+        data, _ = record_decisions(game, recorder, recorder, asked, num_envs, seed, deadline=deadline, reached=reached)
         if data is not None:
             data = data.subset(np.concatenate(recorder.learner)[data.action])
             states = np.concatenate(recorder.states)[data.action]

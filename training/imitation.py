@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 
 import numpy as np
@@ -72,6 +73,7 @@ def record_decisions(
     critic_inputs: int = 0,
     deadline: float = math.inf,
     whole_episodes: bool = False,
+    reached: Callable[[int], object] | None = None,
 ) -> tuple[Demonstrations | None, int]:
     """Play games on the batched engine, ``driver`` choosing the moves, until ``num_decisions``
     unforced decisions ended with their episode; each is labelled with ``teacher``'s action.
@@ -89,7 +91,8 @@ def record_decisions(
     when it begins, before its length is known, so the positions are a fair sample of whole
     episodes: what a measurement on held-out positions needs. Training keeps the default: the
     imitation rounds and the improvement phase play dozens of hands a game or more, and the few
-    cut short hardly matter there."""
+    cut short hardly matter there. ``reached``, where given, is told of the decisions recorded as
+    their episodes end (a progress bar's ``update``): a search agent driving plays for minutes."""
     envs = BatchedEnv(game, num_envs)
     obs, mask, seat = envs.reset(seed=seed)
     chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
@@ -118,6 +121,8 @@ def record_decisions(
             for chunk, row, s in running[g]:
                 outcomes[chunk][row] = episode_reward[g, s]
             finished += len(running[g])
+            if reached is not None and running[g]:
+                reached(len(running[g]))
             running[g] = []
             episode_reward[g] = 0.0
         if whole_episodes and finished >= num_decisions:

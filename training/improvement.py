@@ -24,8 +24,10 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, nullcontext
 
 import torch
+from tqdm import tqdm
 
 from agents.network import PolicyNetwork, network_for
 from agents.registry import check_labeller, make_agent
@@ -67,6 +69,14 @@ def student_network(game: Game, settings: ImprovementConfig, seed: int) -> Polic
         )
 
 
+def reached_bar(settings: ImprovementConfig) -> AbstractContextManager[tqdm | None]:
+    """A progress bar of the decisions ``improve.driver`` plays (None without a driver: the
+    policy reaches its positions in seconds), below the bar of the positions valued."""
+    if not settings.driver:
+        return nullcontext()
+    return tqdm(desc=f"improvement: decisions recorded in {settings.driver}'s games", unit="decision", position=1)
+
+
 def improvement_chunks(
     game: Game,
     network: PolicyNetwork,
@@ -78,6 +88,7 @@ def improvement_chunks(
     player: PolicyNetwork | None = None,
     advance: Advance | None = None,
     log: Callable[[str], object] | None = None,
+    reached: Advance | None = None,
 ) -> Iterator[dict[str, float]]:
     """Fit ``network`` in place, chunk by chunk, as ``settings`` says; after each chunk, yields
     its figures (``positions`` so far, the fit's ``loss``). The labelling policy is ``network``
@@ -86,9 +97,11 @@ def improvement_chunks(
     instead, frozen: it reaches the positions and its log-probabilities anchor the targets, so
     a network of another shape (``network.trunk: attention``) can be fitted from scratch to one
     step over a trained policy. ``advance`` is told of each chunk's positions as they are
-    valued (a progress bar's ``update``), and ``log`` when a chunk's fit begins: the fit of a
-    large student can take as long as the labelling. A labeller's searches are shared by
-    ``settings.workers`` processes (:func:`training.action_values.search_values`)."""
+    valued (a progress bar's ``update``), ``reached`` of the decisions recorded as their
+    episodes end (a search agent as ``improve.driver`` plays for minutes), and ``log`` when a
+    chunk's fit begins: the fit of a large student can take as long as the labelling. A
+    labeller's searches are shared by ``settings.workers`` processes
+    (:func:`training.action_values.search_values`)."""
     opponent = make_agent(settings.opponent, game, seed=seed) if settings.opponent else None
     labeller = None
     if settings.labeller:
@@ -107,6 +120,7 @@ def improvement_chunks(
         data = label_positions(
             game, player, size, num_envs, seed_k,
             opponent=opponent, labeller=labeller, advance=advance, workers=settings.workers, driver=driver,
+            reached=reached,
         )  # fmt: skip
         if log is not None:
             log(f"improvement chunk {chunk + 1}/{chunks}: {len(data):,} positions valued, "

@@ -49,7 +49,7 @@ from training.config import ConfigError, NetworkConfig, TrainConfig, save_config
 from training.critic_inputs import critic_input_size, hidden_tiles
 from training.distill import distill_round
 from training.imitation import imitate
-from training.improvement import improvement_chunks, improvement_seed, student_network
+from training.improvement import improvement_chunks, improvement_seed, reached_bar, student_network
 from training.logger import END_PHASE, MetricsLogger
 from training.pool import SELF, OpponentPool
 
@@ -581,10 +581,12 @@ def improvement_phase(run: TrainingRun, logger: MetricsLogger) -> Path:
     settings, seed = config.improve, improvement_seed(config.run.seed)
     student = student_network(run.game, settings, seed)
     network = run.network if student is None else student.to(run.device)
-    with tqdm(total=settings.positions, desc="improvement: positions valued", unit="position") as bar:
+    bar = tqdm(total=settings.positions, desc="improvement: positions valued", unit="position")
+    with bar, reached_bar(settings) as reached:
         chunks = improvement_chunks(
             run.game, network, settings, seed, run.device, max_grad_norm=config.ppo.max_grad_norm,
             player=None if student is None else run.network, advance=bar.update, log=tqdm.write,
+            reached=None if reached is None else reached.update,
         )  # fmt: skip
         for stats in chunks:
             bar.set_postfix(loss=f"{stats['loss']:.4f}")
