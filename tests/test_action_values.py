@@ -22,6 +22,7 @@ from training import action_values
 from training import checkpoint as ckpt
 from training.action_values import (
     ActionValues,
+    AgentRecorder,
     TableRecorder,
     centred,
     fit_improvement,
@@ -171,6 +172,16 @@ def test_labelled_positions_have_bounded_values_a_prior_and_repeat_under_a_seed(
     np.testing.assert_array_equal(again.values, data.values)  # the same seed labels the same
 
 
+def assert_rows_are_their_states(game: Game, data: Demonstrations, states: np.ndarray) -> None:
+    """Each recorded row's state, seen by its seat to act, is the row's observation and mask."""
+    mask = np.zeros(game.num_actions, np.int8)
+    for i in range(len(states)):
+        observation, _ = game.view(states, i, game.current_seat(states, i))
+        game.legal_mask(states, i, mask)
+        np.testing.assert_array_equal(observation, data.obs[i])
+        np.testing.assert_array_equal(mask, data.mask[i])
+
+
 @pytest.mark.parametrize(("variant", "options"), VARIANTS, ids=lambda v: str(v))
 def test_a_driver_that_reads_the_game_record_reaches_the_positions_of_its_own_games(variant, options) -> None:
     """A search agent (any agent that decides from the game record) as the driver plays every
@@ -181,12 +192,15 @@ def test_a_driver_that_reads_the_game_record_reaches_the_positions_of_its_own_ga
     own, _ = record_decisions(game, make_agent("heuristic", game, seed=3), None, 200, 8, seed=19)
     np.testing.assert_array_equal(data.obs, own.obs)
     np.testing.assert_array_equal(data.mask, own.mask)
-    mask = np.zeros(game.num_actions, np.int8)
-    for i in range(len(states)):
-        observation, _ = game.view(states, i, game.current_seat(states, i))
-        game.legal_mask(states, i, mask)
-        np.testing.assert_array_equal(observation, data.obs[i])
-        np.testing.assert_array_equal(mask, data.mask[i])
+    assert_rows_are_their_states(game, data, states)
+
+
+def test_a_recorder_refuses_to_play_games_it_was_not_asked_about() -> None:
+    game = make_game("draw", num_players=2)
+    recorder = AgentRecorder(make_agent("heuristic", game, seed=1))
+    observations, masks = np.zeros((2, game.observation_size), np.float32), np.ones((2, game.num_actions), np.int8)
+    with pytest.raises(RuntimeError, match=r"AgentRecorder\.act must follow act_states on the same games"):
+        recorder.act(observations, masks)
 
 
 class StatefulSpy(StatefulAgent):
@@ -221,12 +235,7 @@ def test_the_recorded_rows_match_their_observations() -> None:
     the rows kept by the recording (episodes that ended) were matched with their own states."""
     game = make_game("mexican_train", num_players=4)
     data, states = recorded(game, 300, 12, seed=5)
-    mask = np.zeros(game.num_actions, np.int8)
-    for i in range(len(states)):
-        observation, _ = game.view(states, i, game.current_seat(states, i))
-        game.legal_mask(states, i, mask)
-        np.testing.assert_array_equal(observation, data.obs[i])
-        np.testing.assert_array_equal(mask, data.mask[i])
+    assert_rows_are_their_states(game, data, states)
 
 
 def test_targets_are_centred_over_the_legal_moves() -> None:

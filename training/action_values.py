@@ -78,12 +78,21 @@ class StateRecorder:
     def __init__(self) -> None:
         self.states: list[np.ndarray] = []
         self.count = 0
+        self.asked: tuple[Game, np.ndarray, np.ndarray] | None = None  # the last games asked about
 
     def act_states(self, game: Game, state: np.ndarray, games: np.ndarray) -> np.ndarray:
+        self.asked = (game, state, games)
         self.states.append(state[games].copy())
         rows = np.arange(self.count, self.count + len(games), dtype=np.int64)
         self.count += len(games)
         return rows
+
+    def last_asked(self, observations: np.ndarray) -> tuple[Game, np.ndarray, np.ndarray]:
+        """The game, batch state and games ``act_states`` was last asked about: those a driver's
+        ``act`` (the recording asks it next, about the same games) must play."""
+        if self.asked is None or len(observations) != len(self.asked[2]):
+            raise RuntimeError(f"{type(self).__name__}.act must follow act_states on the same games")
+        return self.asked
 
 
 class TableRecorder(StateRecorder):
@@ -101,18 +110,14 @@ class TableRecorder(StateRecorder):
         super().__init__()
         self.driver, self.opponent = driver, opponent
         self.learner: list[np.ndarray] = []  # per recorded row: the learner's turn or the table's
-        self.asked: tuple[Game, np.ndarray, np.ndarray] | None = None
 
     def act_states(self, game: Game, state: np.ndarray, games: np.ndarray) -> np.ndarray:
         seats = np.array([game.current_seat(state, int(g)) for g in games], np.int64)
         self.learner.append(seats % game.num_sides == games % game.num_players % game.num_sides)
-        self.asked = (game, state, games)
         return super().act_states(game, state, games)
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        game, state, games = self.asked
-        if len(observations) != len(games):  # asked about other games than act_states was
-            raise RuntimeError("TableRecorder.act must follow act_states on the same games")
+        game, state, games = self.last_asked(observations)
         mine = self.learner[-1]
         actions = np.empty(len(games), np.int64)
         if mine.any() and isinstance(self.driver, StatefulAgent):  # it decides from the game record
@@ -133,16 +138,9 @@ class AgentRecorder(StateRecorder):
     def __init__(self, agent: Agent) -> None:
         super().__init__()
         self.agent = agent
-        self.asked: tuple[Game, np.ndarray, np.ndarray] | None = None
-
-    def act_states(self, game: Game, state: np.ndarray, games: np.ndarray) -> np.ndarray:
-        self.asked = (game, state, games)
-        return super().act_states(game, state, games)
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        game, state, games = self.asked
-        if len(observations) != len(games):  # asked about other games than act_states was
-            raise RuntimeError("AgentRecorder.act must follow act_states on the same games")
+        game, state, games = self.last_asked(observations)
         return np.asarray(self.agent.act_states(game, state, games), np.int64)
 
 
