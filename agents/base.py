@@ -95,6 +95,18 @@ class StatefulAgent(Agent):
         return np.array([self.act_state(state, int(g)) for g in games], np.int64)
 
 
+def batch_actions(
+    agent: Agent, game: Game, state: np.ndarray, games: np.ndarray, observations: np.ndarray, masks: np.ndarray
+) -> np.ndarray:
+    """``agent``'s actions in ``games`` of the engine records ``state``, whose acting seats see
+    ``observations`` and may play ``masks`` (already computed by the batched engine): a
+    :class:`StatefulAgent` reads the records, any other agent the observations, which
+    ``act_states`` would compute again one game at a time."""
+    if isinstance(agent, StatefulAgent):
+        return agent.act_states(game, state, games)
+    return agent.act(observations, masks)
+
+
 @njit(cache=True)
 def sample_legal(masks: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
     """For each row, the legal action at rank ``floor(u * n_legal)``: a uniform legal action

@@ -22,7 +22,6 @@ from training import action_values
 from training import checkpoint as ckpt
 from training.action_values import (
     ActionValues,
-    AgentRecorder,
     TableRecorder,
     centred,
     fit_improvement,
@@ -197,9 +196,9 @@ def test_a_driver_that_reads_the_game_record_reaches_the_positions_of_its_own_ga
 
 def test_a_recorder_refuses_to_play_games_it_was_not_asked_about() -> None:
     game = make_game("draw", num_players=2)
-    recorder = AgentRecorder(make_agent("heuristic", game, seed=1))
+    recorder = TableRecorder(make_agent("heuristic", game, seed=1), make_agent("greedy", game))
     observations, masks = np.zeros((2, game.observation_size), np.float32), np.ones((2, game.num_actions), np.int8)
-    with pytest.raises(RuntimeError, match=r"AgentRecorder\.act must follow act_states on the same games"):
+    with pytest.raises(RuntimeError, match=r"TableRecorder\.act must follow act_states on the same games"):
         recorder.act(observations, masks)
 
 

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from agents.base import Agent, StatefulAgent
+from agents.base import Agent, batch_actions
 from agents.network import PolicyNetwork, legal_log_probs
 from agents.policy import PolicyAgent
 from agents.policy_search import policy_rollouts
@@ -78,21 +78,12 @@ class StateRecorder:
     def __init__(self) -> None:
         self.states: list[np.ndarray] = []
         self.count = 0
-        self.asked: tuple[Game, np.ndarray, np.ndarray] | None = None  # the last games asked about
 
     def act_states(self, game: Game, state: np.ndarray, games: np.ndarray) -> np.ndarray:
-        self.asked = (game, state, games)
         self.states.append(state[games].copy())
         rows = np.arange(self.count, self.count + len(games), dtype=np.int64)
         self.count += len(games)
         return rows
-
-    def last_asked(self, observations: np.ndarray) -> tuple[Game, np.ndarray, np.ndarray]:
-        """The game, batch state and games ``act_states`` was last asked about: those a driver's
-        ``act`` (the recording asks it next, about the same games) must play."""
-        if self.asked is None or len(observations) != len(self.asked[2]):
-            raise RuntimeError(f"{type(self).__name__}.act must follow act_states on the same games")
-        return self.asked
 
 
 class TableRecorder(StateRecorder):
@@ -110,38 +101,25 @@ class TableRecorder(StateRecorder):
         super().__init__()
         self.driver, self.opponent = driver, opponent
         self.learner: list[np.ndarray] = []  # per recorded row: the learner's turn or the table's
+        self.asked: tuple[Game, np.ndarray, np.ndarray] | None = None
 
     def act_states(self, game: Game, state: np.ndarray, games: np.ndarray) -> np.ndarray:
         seats = np.array([game.current_seat(state, int(g)) for g in games], np.int64)
         self.learner.append(seats % game.num_sides == games % game.num_players % game.num_sides)
+        self.asked = (game, state, games)
         return super().act_states(game, state, games)
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        game, state, games = self.last_asked(observations)
+        if self.asked is None or len(observations) != len(self.asked[2]):  # not the games act_states was asked about
+            raise RuntimeError("TableRecorder.act must follow act_states on the same games")
+        game, state, games = self.asked
         mine = self.learner[-1]
         actions = np.empty(len(games), np.int64)
-        if mine.any() and isinstance(self.driver, StatefulAgent):  # it decides from the game record
-            actions[mine] = self.driver.act_states(game, state, games[mine])
-        elif mine.any():
-            actions[mine] = self.driver.act(observations[mine], masks[mine])
+        if mine.any():
+            actions[mine] = batch_actions(self.driver, game, state, games[mine], observations[mine], masks[mine])
         if not mine.all():
             actions[~mine] = self.opponent.act_states(game, state, games[~mine])
         return actions
-
-
-class AgentRecorder(StateRecorder):
-    """Teacher and driver at once for ``record_decisions``: ``agent`` plays every seat from the
-    game record, as a search agent must (``act_states``), and each asked position's real state
-    is kept. The positions are then those of the agent's own games: a search agent's, whose
-    plans the positions of a policy's games do not follow."""
-
-    def __init__(self, agent: Agent) -> None:
-        super().__init__()
-        self.agent = agent
-
-    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        game, state, games = self.last_asked(observations)
-        return np.asarray(self.agent.act_states(game, state, games), np.int64)
 
 
 def recorded_states(
@@ -161,8 +139,6 @@ def recorded_states(
     whole (:func:`training.imitation.record_decisions`), a fair sample for measuring on.
     ``reached`` is told of the positions recorded as their episodes end."""
     recorder = StateRecorder()
-    if isinstance(driver, StatefulAgent):  # it decides from the game record, not an observation
-        recorder = driver = AgentRecorder(driver)
     data, _ = record_decisions(
         game, recorder, driver, positions, num_envs, seed, deadline=deadline, whole_episodes=whole_episodes,
         reached=reached,

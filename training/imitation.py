@@ -30,7 +30,7 @@ import torch
 from torch import nn
 
 from agents import make_agent
-from agents.base import Agent
+from agents.base import Agent, batch_actions
 from agents.network import PolicyNetwork, masked_logits
 from agents.policy import PolicyAgent
 from domino_env import BatchedEnv
@@ -75,8 +75,9 @@ def record_decisions(
     whole_episodes: bool = False,
     reached: Callable[[int], object] | None = None,
 ) -> tuple[Demonstrations | None, int]:
-    """Play games on the batched engine, ``driver`` choosing the moves, until ``num_decisions``
-    unforced decisions ended with their episode; each is labelled with ``teacher``'s action.
+    """Play games on the batched engine, ``driver`` choosing the moves (a search agent from the
+    engine records, a policy from the observations), until ``num_decisions`` unforced decisions
+    ended with their episode; each is labelled with ``teacher``'s action.
     ``driver`` is None when the teacher drives; ``critic_inputs`` is the size of the hidden
     tiles a privileged critic reads (0: none recorded). Returns the decisions and the engine
     steps; the decisions are None when ``time.perf_counter()`` passed ``deadline`` first (a run's
@@ -108,7 +109,10 @@ def record_decisions(
         choice = np.flatnonzero((mask.sum(1) > 1) & recording)
         if choice.size:
             labels = np.asarray(teacher.act_states(game, envs.state, choice), np.int64)
-            actions[choice] = labels if driver is None else driver.act(obs[choice], mask[choice])
+            if driver is None:
+                actions[choice] = labels
+            else:  # a search agent reads the records, a policy the observations
+                actions[choice] = batch_actions(driver, game, envs.state, choice, obs[choice], mask[choice])
             for row, g in enumerate(choice):
                 running[g].append((len(chunks), row, int(seat[g])))
             hidden = hidden_tiles(game, envs.state, choice, seat[choice], critic_inputs).astype(np.uint8)

@@ -19,7 +19,7 @@ import numpy as np
 import torch
 
 from agents import make_agent
-from agents.base import Agent, StatefulAgent
+from agents.base import Agent, batch_actions
 from agents.network import PolicyNetwork
 from agents.policy import PolicyAgent
 from domino_env.game import Game
@@ -120,10 +120,7 @@ class OpponentPool:
         """Member ``owner``'s actions in ``games`` of the batched engine's records ``state``,
         whose acting seats see ``obs`` and may play ``mask``: a stateful agent (the heuristic,
         the search agents) reads the records, a policy the observations."""
-        agent = self.members[owner].agent
-        if isinstance(agent, StatefulAgent):
-            return agent.act_states(self.game, state, games)
-        return agent.act(obs, mask)
+        return batch_actions(self.members[owner].agent, self.game, state, games, obs, mask)
 
     def record(self, owner: int, learner_score: float) -> None:
         """Fold one episode's result (1 learner won, 0.5 even, 0 lost) into the member's score."""
